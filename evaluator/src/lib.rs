@@ -1,0 +1,1 @@
+//! fairyzero-evaluator: filled in by a later issue (see the issue tracker).

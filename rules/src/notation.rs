@@ -1,0 +1,479 @@
+//! Position strings and move text (`docs/notation.md`).
+//!
+//! Position strings are Fairy-Stockfish FEN extended with parenthesised multi-letter tokens.
+//! Moves print in one of two styles chosen by the variant: Fairy-Stockfish UCI for the variants
+//! it knows, and fairyzero's suffix form for the others. Parsing a move matches it against the
+//! legal moves of the position, so a parsed move is always legal.
+
+use std::{fmt, sync::Arc};
+
+use crate::{
+    moves::{Move, MoveKind, MoveList},
+    position::{CastlingRights, EnPassant, Position, RawPosition},
+    types::{Color, Piece, Square},
+    variant::{NotationStyle, Variant},
+};
+
+/// A position string that could not be read: names the field, and the character where known.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PositionError {
+    pub text: String,
+    /// 0-based character offset of the problem, if it is a single character.
+    pub at: Option<usize>,
+    pub message: String,
+}
+
+impl fmt::Display for PositionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.at {
+            Some(at) => write!(f, "position {:?}, character {}: {}", self.text, at + 1, self.message),
+            None => write!(f, "position {:?}: {}", self.text, self.message),
+        }
+    }
+}
+
+impl std::error::Error for PositionError {}
+
+/// A move string that could not be read or is not legal here.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MoveError {
+    pub text: String,
+    pub message: String,
+}
+
+impl fmt::Display for MoveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "move {:?}: {}", self.text, self.message)
+    }
+}
+
+impl std::error::Error for MoveError {}
+
+impl Position {
+    /// Parses a position string of `variant`.
+    pub fn from_fen(variant: Arc<Variant>, text: &str) -> Result<Position, PositionError> {
+        let err = |at: Option<usize>, message: String| PositionError { text: text.to_string(), at, message };
+        let d = variant.dims;
+        let mut fields = Vec::new();
+        let mut offset = 0;
+        for part in text.split(' ') {
+            if !part.is_empty() {
+                fields.push((offset, part));
+            }
+            offset += part.len() + 1;
+        }
+        if fields.is_empty() {
+            return Err(err(None, "empty position string".into()));
+        }
+        let (_, board_text) = fields[0];
+        let mut board = vec![None; d.squares()];
+        let ranks: Vec<&str> = board_text.split('/').collect();
+        if ranks.len() != d.height as usize {
+            return Err(err(
+                None,
+                format!("the board has {} ranks separated by '/', the variant needs {}", ranks.len(), d.height),
+            ));
+        }
+        let mut pos_in_text = 0;
+        for (i, rank_text) in ranks.iter().enumerate() {
+            let rank = d.height as usize - 1 - i;
+            let mut file = 0usize;
+            let bytes = rank_text.as_bytes();
+            let mut j = 0;
+            while j < bytes.len() {
+                let at = pos_in_text + j;
+                let c = bytes[j] as char;
+                if c.is_ascii_digit() {
+                    let mut k = j;
+                    while k < bytes.len() && bytes[k].is_ascii_digit() {
+                        k += 1;
+                    }
+                    let n: usize = rank_text[j..k].parse().map_err(|_| err(Some(at), "bad number".into()))?;
+                    if n == 0 {
+                        return Err(err(Some(at), "an empty-square count must be at least 1".into()));
+                    }
+                    file += n;
+                    j = k;
+                } else {
+                    let (token, len) = if c == '(' {
+                        let close = rank_text[j..]
+                            .find(')')
+                            .ok_or_else(|| err(Some(at), "'(' without a closing ')'".into()))?;
+                        (&rank_text[j + 1..j + close], close + 1)
+                    } else if c.is_ascii_alphabetic() {
+                        (&rank_text[j..j + 1], 1)
+                    } else {
+                        return Err(err(Some(at), format!("unexpected character {c:?} in the board")));
+                    };
+                    let kind = variant.piece_by_token(token).ok_or_else(|| {
+                        err(Some(at), format!("unknown piece token {token:?} in variant {}", variant.name))
+                    })?;
+                    let upper = token.chars().all(|c| c.is_ascii_uppercase());
+                    let lower = token.chars().all(|c| c.is_ascii_lowercase());
+                    if !upper && !lower {
+                        return Err(err(Some(at), format!("token {token:?} mixes upper and lower case")));
+                    }
+                    if file >= d.width as usize {
+                        return Err(err(Some(at), format!("rank {} has more than {} files", rank + 1, d.width)));
+                    }
+                    let color = if upper { Color::Blue } else { Color::Tan };
+                    board[rank * d.width as usize + file] = Some(Piece::new(kind, color));
+                    file += 1;
+                    j += len;
+                }
+            }
+            if file != d.width as usize {
+                return Err(err(
+                    Some(pos_in_text),
+                    format!("rank {} describes {} files, the board has {}", rank + 1, file, d.width),
+                ));
+            }
+            pos_in_text += rank_text.len() + 1;
+        }
+
+        let side = match fields.get(1) {
+            None => Color::Blue,
+            Some((_, "w")) => Color::Blue,
+            Some((_, "b")) => Color::Tan,
+            Some((at, other)) => {
+                return Err(err(Some(*at), format!("side to move must be 'w' or 'b', not {other:?}")))
+            }
+        };
+
+        let mut castle_kings = [Square::NONE; 2];
+        let mut castle_rooks = [Square::NONE; 4];
+        let mut castling: CastlingRights = 0;
+        if let Some(&(at, text_c)) = fields.get(2) {
+            if text_c != "-" {
+                let Some(rules) = &variant.rules.castling else {
+                    return Err(err(Some(at), format!("variant {} has no castling", variant.name)));
+                };
+                for (k, ch) in text_c.chars().enumerate() {
+                    let color = if ch.is_ascii_uppercase() { Color::Blue } else { Color::Tan };
+                    let rank = if color == Color::Blue { 0 } else { d.height as i32 - 1 };
+                    let king = (0..d.width as i32)
+                        .filter_map(|f| d.square(f, rank))
+                        .find(|s| board[s.index()] == Some(Piece::new(rules.king, color)))
+                        .ok_or_else(|| {
+                            err(Some(at + k), format!("castling right {ch:?} but no castling king on its first rank"))
+                        })?;
+                    castle_kings[color.index()] = king;
+                    let rook = Piece::new(rules.rook, color);
+                    let kf = d.file(king);
+                    let found = match ch.to_ascii_uppercase() {
+                        'K' => (kf + 1..d.width as i32).rev().filter_map(|f| d.square(f, rank)).find(|s| board[s.index()] == Some(rook)),
+                        'Q' => (0..kf).filter_map(|f| d.square(f, rank)).find(|s| board[s.index()] == Some(rook)),
+                        c if c.is_ascii_uppercase() && ((c as u8 - b'A') as i32) < d.width as i32 => {
+                            d.square((c as u8 - b'A') as i32, rank).filter(|s| board[s.index()] == Some(rook))
+                        }
+                        _ => return Err(err(Some(at + k), format!("unknown castling right {ch:?}"))),
+                    };
+                    let rook_sq = found.ok_or_else(|| {
+                        err(Some(at + k), format!("castling right {ch:?} but no rook on that side of the king"))
+                    })?;
+                    let side = if d.file(rook_sq) > kf { 0 } else { 1 };
+                    let bit = 2 * color.index() + side;
+                    castling |= 1 << bit;
+                    castle_rooks[bit] = rook_sq;
+                }
+            }
+        }
+
+        let mut ep = None;
+        if let Some(&(at, ep_text)) = fields.get(3) {
+            if ep_text != "-" {
+                let sq = d
+                    .parse_square(ep_text)
+                    .ok_or_else(|| err(Some(at), format!("en-passant field {ep_text:?} is not a square")))?;
+                // The pawn that just moved stands one step beyond the passed square.
+                let mover = side.other();
+                let rank = d.rank(sq) + mover.forward();
+                let victim = [0, -1, 1].into_iter().filter_map(|df| d.square(d.file(sq) + df, rank)).find(|s| {
+                    board[s.index()].is_some_and(|p| p.color() == mover && variant.pieces[p.kind().index()].en_passant)
+                });
+                if let Some(victim) = victim {
+                    ep = Some(EnPassant { squares: [sq, Square::NONE], victim });
+                }
+            }
+        }
+        let number = |i: usize, default: u32| -> Result<u32, PositionError> {
+            match fields.get(i) {
+                None => Ok(default),
+                Some((at, t)) => {
+                    t.parse().map_err(|_| err(Some(*at), format!("expected a number, found {t:?}")))
+                }
+            }
+        };
+        let halfmove = number(4, 0)?;
+        let fullmove = number(5, 1)?.max(1);
+        if fields.len() > 6 {
+            return Err(err(Some(fields[6].0), "unexpected extra field".into()));
+        }
+        let pos = Position::from_raw(
+            variant,
+            RawPosition { board, side, castling, castle_rooks, castle_kings, ep, halfmove, fullmove },
+        );
+        Ok(pos.with_usable_en_passant())
+    }
+
+    /// Prints the position string.
+    pub fn to_fen(&self) -> String {
+        let v = self.variant();
+        let d = v.dims;
+        let mut s = String::new();
+        for rank in (0..d.height as i32).rev() {
+            let mut empty = 0;
+            for file in 0..d.width as i32 {
+                let sq = d.square(file, rank).expect("on the board");
+                match self.piece_at(sq) {
+                    None => empty += 1,
+                    Some(p) => {
+                        if empty > 0 {
+                            s.push_str(&empty.to_string());
+                            empty = 0;
+                        }
+                        s.push_str(&v.piece_token(p));
+                    }
+                }
+            }
+            if empty > 0 {
+                s.push_str(&empty.to_string());
+            }
+            if rank > 0 {
+                s.push('/');
+            }
+        }
+        s.push(' ');
+        s.push(if self.side_to_move() == Color::Blue { 'w' } else { 'b' });
+        let extended = v.notation == NotationStyle::Uci || v.rules.castling.is_some() || v.rules.en_passant;
+        if extended {
+            s.push(' ');
+            s.push_str(&self.castling_field());
+            s.push(' ');
+            match self.en_passant() {
+                Some(ep) => s.push_str(&d.square_name(ep.squares[0])),
+                None => s.push('-'),
+            }
+            s.push_str(&format!(" {} {}", self.halfmove_clock(), self.fullmove_number()));
+        }
+        s
+    }
+
+    fn castling_field(&self) -> String {
+        let rights = self.castling_rights();
+        if rights == 0 {
+            return "-".into();
+        }
+        let v = self.variant();
+        let d = v.dims;
+        let rooks = self.castle_rooks();
+        let mut s = String::new();
+        for color in Color::BOTH {
+            for side in 0..2 {
+                let bit = 2 * color.index() + side;
+                if rights & (1 << bit) == 0 {
+                    continue;
+                }
+                let rook_sq = rooks[bit];
+                let rook = self.piece_at(rook_sq);
+                let rank = d.rank(rook_sq);
+                // Outermost rook on its side: the short K/Q letter; otherwise the file (X-FEN).
+                let outer = if side == 0 {
+                    (d.file(rook_sq) + 1..d.width as i32).all(|f| self.piece_at(d.square(f, rank).unwrap()) != rook)
+                } else {
+                    (0..d.file(rook_sq)).all(|f| self.piece_at(d.square(f, rank).unwrap()) != rook)
+                };
+                let ch = if outer {
+                    if side == 0 { 'K' } else { 'Q' }
+                } else {
+                    (b'A' + d.file(rook_sq) as u8) as char
+                };
+                s.push(if color == Color::Blue { ch } else { ch.to_ascii_lowercase() });
+            }
+        }
+        s
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // Moves
+    // -----------------------------------------------------------------------------------------
+
+    /// Prints a move of this position in the variant's notation.
+    pub fn move_to_string(&self, m: &Move) -> String {
+        let v = self.variant();
+        let d = v.dims;
+        let sq = |s: Square| d.square_name(s);
+        match m.kind {
+            MoveKind::Pass => return "pass".into(),
+            MoveKind::Setup => {
+                let token = m.piece.map_or("-".to_string(), |t| v.pieces[t.index()].token.clone());
+                return format!("set:{}={}", sq(m.to), token);
+            }
+            MoveKind::Drop => {
+                let token = m.piece.map_or(String::new(), |t| v.pieces[t.index()].token.clone());
+                return if token.len() == 1 { format!("{token}@{}", sq(m.to)) } else { format!("({token})@{}", sq(m.to)) };
+            }
+            _ => {}
+        }
+        let mut s = format!("{}{}", sq(m.from), sq(m.to));
+        if v.notation == NotationStyle::Uci {
+            if let Some(t) = m.piece {
+                s.push_str(&v.pieces[t.index()].token.to_ascii_lowercase());
+            }
+            return s;
+        }
+        if m.kind != MoveKind::Castle {
+            for &c in m.captures() {
+                s.push('x');
+                s.push_str(&sq(c));
+            }
+        }
+        match m.kind {
+            MoveKind::Convert => s.push_str(&format!("~{}", sq(m.aux))),
+            MoveKind::Normal if !m.aux.is_none() => s.push_str(&format!("~{}", sq(m.aux))),
+            MoveKind::Swap => s.push('^'),
+            MoveKind::SelfCapture => s.push('*'),
+            MoveKind::Push => s.push_str(&format!(">{}", sq(m.aux))),
+            MoveKind::Pull => s.push_str(&format!("<{}", sq(m.aux))),
+            MoveKind::Reproduce => s.push_str(&format!("@{}", sq(m.aux))),
+            _ => {}
+        }
+        if let Some(t) = m.piece {
+            let mover = self.piece_at(m.from).map(|p| p.kind());
+            let single = mover.is_some_and(|k| v.pieces[k.index()].promotes_to.len() == 1);
+            if single {
+                s.push('+');
+            } else {
+                let token = &v.pieces[t.index()].token;
+                if token.len() == 1 {
+                    s.push_str(&format!("={token}"));
+                } else {
+                    s.push_str(&format!("=({token})"));
+                }
+            }
+        }
+        s
+    }
+
+    /// Parses a move and checks that it is legal here.
+    pub fn parse_move(&mut self, text: &str) -> Result<Move, MoveError> {
+        let canonical = self.canonical_move_text(text)?;
+        let mut moves = MoveList::new();
+        self.legal_moves(&mut moves);
+        if let Some(m) = moves.iter().find(|m| self.move_to_string(m) == canonical) {
+            return Ok(*m);
+        }
+        let reason = match self.outcome_with(&moves) {
+            Some(o) if moves.is_empty() => format!("the game is over ({})", o.reason().as_str()),
+            _ => format!("not a legal move in {}", self.to_fen()),
+        };
+        Err(MoveError { text: text.to_string(), message: reason })
+    }
+
+    /// Checks the syntax of a move string and rewrites it canonically (captures sorted,
+    /// promotion letters in the printed case), naming the first character that is wrong.
+    fn canonical_move_text(&self, text: &str) -> Result<String, MoveError> {
+        let v = self.variant();
+        let d = v.dims;
+        let bad = |at: usize, what: &str| MoveError {
+            text: text.to_string(),
+            message: format!("character {} ({:?}): {what}", at + 1, text[at..].chars().next().unwrap_or(' ')),
+        };
+        if text.is_empty() {
+            return Err(MoveError { text: text.into(), message: "empty move".into() });
+        }
+        if text == "pass" || text.starts_with("set:") {
+            return Ok(text.to_string());
+        }
+        if let Some(at) = text.find('@') {
+            if at > 0 && !text[..at].chars().all(|c| c.is_ascii_digit() || c.is_ascii_lowercase()) {
+                return Ok(text.to_string());
+            }
+        }
+        let (from, rest) = d.split_square(text).ok_or_else(|| bad(0, "expected the origin square"))?;
+        let at_to = text.len() - rest.len();
+        let (to, mut rest) = d.split_square(rest).ok_or_else(|| bad(at_to, "expected the destination square"))?;
+        let mut out = format!("{}{}", d.square_name(from), d.square_name(to));
+        if v.notation == NotationStyle::Uci {
+            if !rest.is_empty() {
+                let lower = rest.to_ascii_lowercase();
+                if v.piece_by_token(&lower).is_none() {
+                    return Err(bad(text.len() - rest.len(), "expected a promotion piece letter"));
+                }
+                out.push_str(&lower);
+            }
+            return Ok(out);
+        }
+        let mut captures = Vec::new();
+        while let Some(r) = rest.strip_prefix('x') {
+            let at = text.len() - r.len();
+            let (c, r2) = d.split_square(r).ok_or_else(|| bad(at, "expected a captured square after 'x'"))?;
+            captures.push(c);
+            rest = r2;
+        }
+        captures.sort();
+        for c in captures {
+            out.push('x');
+            out.push_str(&d.square_name(c));
+        }
+        for mark in ['~', '>', '<', '@'] {
+            if let Some(r) = rest.strip_prefix(mark) {
+                let at = text.len() - r.len();
+                let (c, r2) = d.split_square(r).ok_or_else(|| bad(at, "expected a square"))?;
+                out.push(mark);
+                out.push_str(&d.square_name(c));
+                rest = r2;
+            }
+        }
+        for mark in ['^', '*'] {
+            if let Some(r) = rest.strip_prefix(mark) {
+                out.push(mark);
+                rest = r;
+            }
+        }
+        if let Some(r) = rest.strip_prefix('+') {
+            out.push('+');
+            rest = r;
+        } else if let Some(r) = rest.strip_prefix('=') {
+            let at = text.len() - r.len();
+            let (token, r2) = if let Some(inner) = r.strip_prefix('(') {
+                let close = inner.find(')').ok_or_else(|| bad(at, "'(' without ')'"))?;
+                (&inner[..close], &inner[close + 1..])
+            } else if !r.is_empty() {
+                (&r[..1], &r[1..])
+            } else {
+                return Err(bad(at.saturating_sub(1), "expected a piece token after '='"));
+            };
+            let t = v.piece_by_token(token).ok_or_else(|| bad(at, "unknown piece token"))?;
+            let token = &v.pieces[t.index()].token;
+            out.push_str(&if token.len() == 1 { format!("={token}") } else { format!("=({token})") });
+            rest = r2;
+        }
+        if !rest.is_empty() {
+            return Err(bad(text.len() - rest.len(), "unexpected text after the move"));
+        }
+        Ok(out)
+    }
+
+    /// Plays a comma- or space-separated list of moves, checking each.
+    pub fn play_moves(&mut self, list: &str) -> Result<(), MoveError> {
+        for text in list.split([',', ' ']).map(str::trim).filter(|t| !t.is_empty()) {
+            let m = self.parse_move(text)?;
+            self.make(m);
+        }
+        Ok(())
+    }
+
+    /// Drops an en-passant right that no enemy piece could use (as `make` never records one).
+    fn with_usable_en_passant(mut self) -> Position {
+        if let Some(ep) = self.en_passant() {
+            let mut moves = MoveList::new();
+            self.pseudo_legal_moves(&mut moves);
+            let usable = moves.iter().any(|m| m.captures().contains(&ep.victim) && ep.squares.contains(&m.to));
+            if !usable {
+                self.clear_en_passant();
+            }
+        }
+        self
+    }
+}

@@ -1,0 +1,863 @@
+//! Variant definitions: TOML text → [`VariantSpec`] (serde, unknown keys refused) →
+//! [`Variant`] (validated and concluded into the flat tables the move generator reads).
+//!
+//! Following Fairy-Stockfish's `Variant::conclude()`, everything the hot path needs is computed
+//! once here: per (colour, piece type, square) leap and ray tables, promotion maps, regions and
+//! Zobrist keys. The move generator never looks at a string.
+
+use std::{collections::BTreeMap, fmt, path::Path, sync::Arc};
+
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    geometry::{self, Atom, Jump},
+    types::{Color, Dims, Piece, PieceType, Square, MAX_BOARD_SIDE},
+};
+
+/// Built-in variants, embedded at compile time so that every command works without files.
+const BUILTIN: &[(&str, &str)] = &[
+    ("chess", include_str!("../../configs/variants/chess.toml")),
+    ("capablanca", include_str!("../../configs/variants/capablanca.toml")),
+    ("grand", include_str!("../../configs/variants/grand.toml")),
+    ("shatranj", include_str!("../../configs/variants/shatranj.toml")),
+    ("courier", include_str!("../../configs/variants/courier.toml")),
+    ("antichess", include_str!("../../configs/variants/antichess.toml")),
+    ("losalamos", include_str!("../../configs/variants/losalamos.toml")),
+    ("gardner", include_str!("../../configs/variants/gardner.toml")),
+    ("berolina", include_str!("../../configs/variants/berolina.toml")),
+    ("kinglet", include_str!("../../configs/variants/kinglet.toml")),
+];
+
+/// Names of the built-in variants, in listing order.
+pub fn builtin_names() -> impl Iterator<Item = &'static str> {
+    BUILTIN.iter().map(|(name, _)| *name)
+}
+
+fn builtin_text(name: &str) -> Option<&'static str> {
+    BUILTIN.iter().find(|(n, _)| *n == name).map(|(_, text)| *text)
+}
+
+/// Errors from loading a variant. Each names the file (or built-in) and the field at fault.
+#[derive(Debug, thiserror::Error)]
+pub enum VariantError {
+    #[error("variant {source_name}: {message}")]
+    Invalid { source_name: String, message: String },
+    #[error("cannot read variant file {path}: {error}")]
+    Io { path: String, error: std::io::Error },
+    #[error("unknown variant {0:?} (not a built-in name nor an existing .toml file; `fairyzero variants` lists the built-ins)")]
+    Unknown(String),
+}
+
+// ---------------------------------------------------------------------------------------------
+// The serde-level specification
+// ---------------------------------------------------------------------------------------------
+
+/// How moves are written. `uci` is Fairy-Stockfish's UCI form (`e7e8q`, `e1g1`), used for the
+/// variants it knows; `fairyzero` is the suffix form of `docs/notation.md` (`e7e8+`, `d4d4xe5`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum NotationStyle {
+    Uci,
+    #[default]
+    Fairyzero,
+}
+
+/// A game result from the point of view of the side it applies to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GameValue {
+    Win,
+    Draw,
+    Loss,
+}
+
+/// What happens to royal pieces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum RoyalRule {
+    /// Chess: a move that leaves any own royal attacked is illegal; no legal move while a royal
+    /// is attacked is checkmate (a loss).
+    #[default]
+    Checkmate,
+    /// Adrian King's games: no check rule; a side whose last royal is captured loses.
+    Capture,
+}
+
+/// When a bared side (only royals left, or one piece left) loses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum BareRule {
+    #[default]
+    None,
+    /// A side reduced to exactly one piece loses at once (Scirocco, Typhoon).
+    OnePieceLoses,
+    /// A side reduced to its royal pieces only loses, unless it can bare the opponent with its
+    /// very next move (Shatranj, Courier; Fairy-Stockfish's `bareKingMove`).
+    RoyalsOnlyLoses,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum RepetitionRule {
+    /// Threefold repetition draws (chess family). Never changes move legality.
+    #[default]
+    ThirdDraws,
+    /// A move creating the third occurrence is illegal; a player with only such moves loses
+    /// (Scirocco, Typhoon, Jupiter).
+    ThirdIllegal,
+    /// The fourth occurrence draws (Chushin Shogi's sennichite).
+    FourthDraws,
+    /// Repetition has no effect.
+    Ignored,
+}
+
+/// Who may pass, designed for the seed games even before their passing pieces exist.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum PassRule {
+    #[default]
+    None,
+    /// One pass move per position, available if any passing piece can act (Typhoon).
+    OnePerPosition,
+    /// Each passing piece has its own pass; no pass directly after a pass (Chushin Shogi).
+    PerPieceNoDoublePass,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum PromotionTrigger {
+    /// The move ends in the zone (chess).
+    #[default]
+    EndsInZone,
+    /// The move starts or ends in the zone (Scirocco, Typhoon, shogi).
+    StartsOrEndsInZone,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum PromotionMandatory {
+    /// A promotable move must promote (chess).
+    #[default]
+    Always,
+    /// Promotion is optional everywhere; declining is a separate move (Scirocco).
+    Never,
+    /// Optional in the zone, compulsory on the last rank (Grand chess).
+    OnLastRank,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PromotionSpec {
+    /// Depth of the promotion zone, in ranks counted from the far edge.
+    #[serde(default = "one")]
+    pub zone_ranks: u8,
+    #[serde(default)]
+    pub trigger: PromotionTrigger,
+    #[serde(default)]
+    pub mandatory: PromotionMandatory,
+    /// A piece may only be promoted to if the owner has fewer of it than at the start (Grand).
+    #[serde(default)]
+    pub limit_to_captured: bool,
+}
+
+fn one() -> u8 {
+    1
+}
+
+impl Default for PromotionSpec {
+    fn default() -> Self {
+        PromotionSpec {
+            zone_ranks: 1,
+            trigger: PromotionTrigger::default(),
+            mandatory: PromotionMandatory::default(),
+            limit_to_captured: false,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CastlingSpec {
+    /// Token of the piece that castles (it must stand on its side's first rank).
+    pub king: String,
+    /// Token of the rook-like partner.
+    pub rook: String,
+    /// File letter the king lands on when castling toward the higher files.
+    pub kingside_file: char,
+    /// File letter the king lands on when castling toward file `a`.
+    pub queenside_file: char,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExtinctionSpec {
+    /// Tokens of the piece types that count, or `["*"]` for every piece.
+    pub pieces: Vec<String>,
+    /// Value for the side that has none of them left.
+    pub value: GameValue,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VictorySpec {
+    #[serde(default)]
+    pub royal: RoyalRule,
+    /// Value for the side to move when it has no legal move and is not checkmated.
+    #[serde(default = "draw")]
+    pub stalemate: GameValue,
+    #[serde(default)]
+    pub bare: BareRule,
+    #[serde(default)]
+    pub extinction: Option<ExtinctionSpec>,
+}
+
+fn draw() -> GameValue {
+    GameValue::Draw
+}
+
+impl Default for VictorySpec {
+    fn default() -> Self {
+        VictorySpec { royal: RoyalRule::default(), stalemate: GameValue::Draw, bare: BareRule::None, extinction: None }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PieceSpec {
+    pub name: String,
+    /// Token in position strings, unique in the variant ignoring case. Longer than one
+    /// character means it is written in parentheses.
+    pub token: String,
+    /// Betza / XBetza geometry of the piece's own moves.
+    pub betza: String,
+    #[serde(default)]
+    pub royal: bool,
+    /// Tokens of the types this piece may promote to.
+    #[serde(default)]
+    pub promotes_to: Vec<String>,
+    /// Nominal value in pawns, if the variant's author gives one (baselines may estimate it).
+    #[serde(default)]
+    pub value: Option<f32>,
+    /// Its initial double step (lame `i` moves) can be captured en passant, and its capture
+    /// moves may capture en passant.
+    #[serde(default)]
+    pub en_passant: bool,
+    /// Named special powers. None is implemented yet in this engine, so any entry is refused.
+    #[serde(default)]
+    pub powers: Vec<toml::Table>,
+}
+
+/// A variant file after `extends` resolution, exactly as written.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VariantSpec {
+    pub name: String,
+    #[serde(default)]
+    pub extends: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+    pub width: u8,
+    pub height: u8,
+    /// Start position in the notation of `docs/notation.md`.
+    pub start: String,
+    #[serde(default)]
+    pub notation: NotationStyle,
+    #[serde(rename = "piece")]
+    pub pieces: Vec<PieceSpec>,
+    #[serde(default)]
+    pub promotion: PromotionSpec,
+    #[serde(default)]
+    pub castling: Option<CastlingSpec>,
+    /// Ranks (1-based, counted from the owner's side) where `i` moves are allowed.
+    #[serde(default)]
+    pub initial_move_ranks: Vec<u8>,
+    #[serde(default)]
+    pub victory: VictorySpec,
+    #[serde(default)]
+    pub repetition: RepetitionRule,
+    /// Capturing is compulsory when possible (losing chess).
+    #[serde(default)]
+    pub forced_capture: bool,
+    #[serde(default)]
+    pub pass: PassRule,
+    /// Plies without capture or pawn-type move after which the game is drawn (chess: 100).
+    #[serde(default)]
+    pub halfmove_draw: Option<u32>,
+    /// Engineering cap on game length in plies for self-play adjudication (a draw).
+    #[serde(default = "default_move_cap")]
+    pub move_cap: u32,
+}
+
+fn default_move_cap() -> u32 {
+    500
+}
+
+// ---------------------------------------------------------------------------------------------
+// Loading and `extends`
+// ---------------------------------------------------------------------------------------------
+
+/// Merges `child` over `parent`: tables merge key by key, `[[piece]]` arrays merge by token
+/// (a child piece with a parent's token replaces it; `remove = true` deletes it), other values
+/// are replaced.
+fn merge(parent: &mut toml::Table, child: toml::Table) {
+    for (key, value) in child {
+        match (parent.get_mut(&key), value) {
+            (Some(toml::Value::Table(p)), toml::Value::Table(c)) => merge(p, c),
+            (Some(toml::Value::Array(p)), toml::Value::Array(c)) if key == "piece" => {
+                for child_piece in c {
+                    let token = child_piece.get("token").and_then(|t| t.as_str()).map(str::to_ascii_uppercase);
+                    let existing = p.iter().position(|pp| {
+                        pp.get("token").and_then(|t| t.as_str()).map(str::to_ascii_uppercase) == token
+                    });
+                    let remove = child_piece.get("remove").and_then(|r| r.as_bool()) == Some(true);
+                    match (existing, remove) {
+                        (Some(i), true) => {
+                            p.remove(i);
+                        }
+                        (None, true) => {}
+                        (Some(i), false) => {
+                            if let (toml::Value::Table(pt), toml::Value::Table(ct)) = (&mut p[i], child_piece) {
+                                merge(pt, ct);
+                            }
+                        }
+                        (None, false) => p.push(child_piece),
+                    }
+                }
+            }
+            (_, value) => {
+                parent.insert(key, value);
+            }
+        }
+    }
+}
+
+fn parse_table(source_name: &str, text: &str) -> Result<toml::Table, VariantError> {
+    text.parse::<toml::Table>().map_err(|e| VariantError::Invalid {
+        source_name: source_name.to_string(),
+        message: e.to_string().trim().replace('\n', " "),
+    })
+}
+
+/// Resolves `extends` chains (built-in names or paths relative to the child file).
+fn resolve(source_name: &str, text: &str, base_dir: Option<&Path>, depth: usize) -> Result<toml::Table, VariantError> {
+    if depth > 16 {
+        return Err(VariantError::Invalid {
+            source_name: source_name.to_string(),
+            message: "`extends` chain is longer than 16 (a cycle?)".into(),
+        });
+    }
+    let mut table = parse_table(source_name, text)?;
+    let Some(parent) = table.get("extends").cloned() else {
+        return Ok(table);
+    };
+    let parent = parent.as_str().ok_or_else(|| VariantError::Invalid {
+        source_name: source_name.to_string(),
+        message: "field `extends` must be a string".into(),
+    })?;
+    let mut base = if let Some(text) = builtin_text(parent) {
+        resolve(parent, text, None, depth + 1)?
+    } else {
+        let path = base_dir.map(|d| d.join(parent)).unwrap_or_else(|| Path::new(parent).to_path_buf());
+        let text = std::fs::read_to_string(&path)
+            .map_err(|error| VariantError::Io { path: path.display().to_string(), error })?;
+        resolve(&path.display().to_string(), &text, path.parent(), depth + 1)?
+    };
+    table.remove("extends");
+    // `remove` markers only make sense while merging.
+    merge(&mut base, table);
+    base.insert("extends".into(), toml::Value::String(parent.to_string()));
+    if let Some(toml::Value::Array(pieces)) = base.get_mut("piece") {
+        for p in pieces.iter_mut() {
+            if let toml::Value::Table(t) = p {
+                t.remove("remove");
+            }
+        }
+    }
+    Ok(base)
+}
+
+impl Variant {
+    /// Loads a built-in variant by name, or a TOML file by path.
+    pub fn load(name_or_path: &str) -> Result<Arc<Variant>, VariantError> {
+        if let Some(text) = builtin_text(name_or_path) {
+            return Variant::from_toml(name_or_path, text, None);
+        }
+        let path = Path::new(name_or_path);
+        if path.extension().is_some_and(|e| e == "toml") || path.exists() {
+            let text = std::fs::read_to_string(path)
+                .map_err(|error| VariantError::Io { path: path.display().to_string(), error })?;
+            return Variant::from_toml(&path.display().to_string(), &text, path.parent());
+        }
+        Err(VariantError::Unknown(name_or_path.to_string()))
+    }
+
+    /// Parses variant TOML text. `source_name` names it in errors; `base_dir` resolves relative
+    /// `extends` paths.
+    pub fn from_toml(source_name: &str, text: &str, base_dir: Option<&Path>) -> Result<Arc<Variant>, VariantError> {
+        let table = resolve(source_name, text, base_dir, 0)?;
+        let spec: VariantSpec = toml::Value::Table(table).try_into().map_err(|e: toml::de::Error| {
+            VariantError::Invalid { source_name: source_name.to_string(), message: e.to_string().trim().replace('\n', " ") }
+        })?;
+        Variant::build(spec)
+            .map(Arc::new)
+            .map_err(|problems| VariantError::Invalid { source_name: source_name.to_string(), message: problems.join("; ") })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The concluded variant
+// ---------------------------------------------------------------------------------------------
+
+/// A piece type after validation.
+#[derive(Clone, Debug)]
+pub struct PieceDef {
+    pub name: String,
+    /// Canonical (upper-case) token.
+    pub token: String,
+    pub betza: String,
+    pub royal: bool,
+    pub promotes_to: Vec<PieceType>,
+    pub value: Option<f32>,
+    pub en_passant: bool,
+    /// The geometry contains a capturing atom (used to skip attack tests).
+    pub(crate) captures: bool,
+    /// Two of its atoms can reach the same square, so its moves are de-duplicated.
+    pub(crate) needs_dedup: bool,
+}
+
+pub(crate) const F_MOVE: u8 = 1;
+pub(crate) const F_CAPTURE: u8 = 2;
+pub(crate) const F_INITIAL: u8 = 4;
+
+/// A precomputed leap from one square.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Leap {
+    pub to: Square,
+    /// Squares that must be empty (lame leapers); `Square::NONE` when unused.
+    pub via: [Square; 2],
+    pub flags: u8,
+}
+
+/// A precomputed ray from one square: `squares[start..start + len]`, nearest first.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Ray {
+    pub start: u32,
+    pub len: u16,
+    pub flags: u8,
+    pub jump: Jump,
+}
+
+#[derive(Clone, Debug, Default)]
+pub(crate) struct MoveTables {
+    /// Per `(colour, type, square)`: range into `leaps`.
+    pub leap_index: Vec<(u32, u32)>,
+    pub leaps: Vec<Leap>,
+    pub ray_index: Vec<(u32, u32)>,
+    pub rays: Vec<Ray>,
+    pub ray_squares: Vec<Square>,
+}
+
+/// Castling, concluded.
+#[derive(Clone, Debug)]
+pub struct Castling {
+    pub king: PieceType,
+    pub rook: PieceType,
+    /// King destination files: `[kingside, queenside]`.
+    pub king_files: [i32; 2],
+}
+
+/// Rules that are not piece geometry, concluded.
+#[derive(Clone, Debug)]
+pub struct Rules {
+    pub promotion: PromotionSpec,
+    pub castling: Option<Castling>,
+    pub initial_move_ranks: Vec<u8>,
+    pub en_passant: bool,
+    pub royal: RoyalRule,
+    pub stalemate: GameValue,
+    pub bare: BareRule,
+    /// Extinction: which types count (`None` in the list means all) and the value.
+    pub extinction: Option<(Vec<bool>, GameValue)>,
+    pub repetition: RepetitionRule,
+    pub forced_capture: bool,
+    pub pass: PassRule,
+    pub halfmove_draw: Option<u32>,
+    pub move_cap: u32,
+}
+
+pub(crate) struct Zobrist {
+    pub pieces: Vec<u64>,
+    pub side: u64,
+    pub castling: [u64; 16],
+    pub ep: Vec<u64>,
+}
+
+/// A validated variant with its precomputed tables. Shared as `Arc<Variant>`.
+pub struct Variant {
+    pub name: String,
+    pub dims: Dims,
+    pub pieces: Vec<PieceDef>,
+    pub start: String,
+    pub notation: NotationStyle,
+    pub rules: Rules,
+    /// The resolved specification (what a run directory records).
+    pub spec: VariantSpec,
+    /// A hash of the resolved specification, to tie records and checkpoints to rules.
+    pub hash: u64,
+    /// Start-position count of every `(type, colour)` (for promotion limits).
+    pub(crate) start_counts: Vec<u16>,
+    pub(crate) tables: MoveTables,
+    pub(crate) zobrist: Zobrist,
+}
+
+impl fmt::Debug for Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Variant({} {}x{})", self.name, self.dims.width, self.dims.height)
+    }
+}
+
+/// splitmix64: a tiny deterministic generator for Zobrist keys (stable across platforms).
+pub(crate) fn splitmix(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for b in bytes {
+        h ^= *b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+impl Variant {
+    /// Validates a specification. Returns every problem found, each naming its field.
+    pub fn build(spec: VariantSpec) -> Result<Variant, Vec<String>> {
+        let mut problems = Vec::new();
+        if !(1..=MAX_BOARD_SIDE).contains(&spec.width) || !(1..=MAX_BOARD_SIDE).contains(&spec.height) {
+            problems.push(format!(
+                "fields `width`/`height`: board {}x{} is outside 1..={MAX_BOARD_SIDE}",
+                spec.width, spec.height
+            ));
+            return Err(problems);
+        }
+        let dims = Dims { width: spec.width, height: spec.height };
+        if spec.pieces.is_empty() {
+            problems.push("field `piece`: a variant needs at least one piece type".into());
+        }
+        if spec.pieces.len() > 255 {
+            problems.push(format!("field `piece`: {} piece types (at most 255)", spec.pieces.len()));
+            return Err(problems);
+        }
+
+        // Tokens.
+        let mut by_token: BTreeMap<String, PieceType> = BTreeMap::new();
+        for (i, p) in spec.pieces.iter().enumerate() {
+            let upper = p.token.to_ascii_uppercase();
+            let valid = !upper.is_empty()
+                && upper.chars().all(|c| c.is_ascii_alphabetic())
+                && upper.len() <= 8;
+            if !valid {
+                problems.push(format!("piece {:?}: field `token` {:?} must be 1-8 ASCII letters", p.name, p.token));
+            } else if by_token.insert(upper.clone(), PieceType(i as u8)).is_some() {
+                problems.push(format!("piece {:?}: field `token` {:?} is used twice (case-insensitive)", p.name, p.token));
+            }
+        }
+        let lookup = |token: &str| by_token.get(&token.to_ascii_uppercase()).copied();
+
+        // Pieces and geometry.
+        let mut pieces = Vec::with_capacity(spec.pieces.len());
+        let mut geometries = Vec::with_capacity(spec.pieces.len());
+        for p in &spec.pieces {
+            let geometry = match geometry::parse(&p.betza) {
+                Ok(g) => g,
+                Err(e) => {
+                    problems.push(format!("piece {:?}: field `betza`: {e}", p.name));
+                    geometry::Geometry::default()
+                }
+            };
+            if let Some(c) = geometry.multi_leg().next() {
+                let text: Vec<&str> = c.legs.iter().map(|l| l.text.as_str()).collect();
+                problems.push(format!(
+                    "piece {:?}: field `betza`: multi-leg component {:?} is not supported by the move generator yet",
+                    p.name,
+                    text.join("a")
+                ));
+            }
+            for power in &p.powers {
+                let kind = power.get("kind").and_then(|k| k.as_str()).unwrap_or("<missing `kind`>");
+                problems.push(format!("piece {:?}: field `powers`: power {kind:?} is not implemented", p.name));
+            }
+            let mut promotes_to = Vec::new();
+            for t in &p.promotes_to {
+                match lookup(t) {
+                    Some(pt) => promotes_to.push(pt),
+                    None => problems.push(format!("piece {:?}: field `promotes_to`: unknown token {t:?}", p.name)),
+                }
+            }
+            let atoms: Vec<Atom> = geometry.atoms().copied().collect();
+            let captures = atoms.iter().any(|a| a.modality.captures);
+            let needs_dedup = atoms.iter().enumerate().any(|(i, a)| {
+                atoms[..i].iter().any(|b| {
+                    // Same direction (one a positive multiple of the other) can reach the same square.
+                    let cross = a.dx as i32 * b.dy as i32 - a.dy as i32 * b.dx as i32;
+                    let same_way = a.dx as i32 * b.dx as i32 + a.dy as i32 * b.dy as i32 > 0;
+                    cross == 0 && same_way
+                })
+            });
+            if p.en_passant && spec.initial_move_ranks.is_empty() {
+                problems.push(format!(
+                    "piece {:?}: field `en_passant` needs the variant field `initial_move_ranks`",
+                    p.name
+                ));
+            }
+            pieces.push(PieceDef {
+                name: p.name.clone(),
+                token: p.token.to_ascii_uppercase(),
+                betza: p.betza.clone(),
+                royal: p.royal,
+                promotes_to,
+                value: p.value,
+                en_passant: p.en_passant,
+                captures,
+                needs_dedup,
+            });
+            geometries.push(atoms);
+        }
+        if spec.initial_move_ranks.iter().any(|&r| r == 0 || r > spec.height) {
+            problems.push(format!("field `initial_move_ranks`: ranks must be within 1..={}", spec.height));
+        }
+        if spec.promotion.zone_ranks > spec.height {
+            problems.push("field `promotion.zone_ranks` is larger than the board".into());
+        }
+
+        let castling = spec.castling.as_ref().and_then(|c| {
+            let king = lookup(&c.king);
+            let rook = lookup(&c.rook);
+            let file = |ch: char| {
+                let f = ch as i32 - 'a' as i32;
+                (0..spec.width as i32).contains(&f).then_some(f)
+            };
+            let files = (file(c.kingside_file), file(c.queenside_file));
+            match (king, rook, files) {
+                (Some(king), Some(rook), (Some(k), Some(q))) => Some(Castling { king, rook, king_files: [k, q] }),
+                _ => {
+                    problems.push(format!("field `castling`: unknown token or file in {c:?}"));
+                    None
+                }
+            }
+        });
+
+        let extinction = spec.victory.extinction.as_ref().map(|e| {
+            let mut set = vec![false; pieces.len()];
+            for t in &e.pieces {
+                if t == "*" {
+                    set.iter_mut().for_each(|s| *s = true);
+                } else if let Some(pt) = lookup(t) {
+                    set[pt.index()] = true;
+                } else {
+                    problems.push(format!("field `victory.extinction.pieces`: unknown token {t:?}"));
+                }
+            }
+            (set, e.value)
+        });
+        let has_royal = pieces.iter().any(|p| p.royal);
+        if !has_royal && spec.victory.bare == BareRule::RoyalsOnlyLoses {
+            problems.push("field `victory.bare = \"royals_only_loses\"` needs a royal piece".into());
+        }
+        if spec.pass != PassRule::None {
+            problems.push(format!(
+                "field `pass`: {:?} needs passing pieces, which no piece power provides yet",
+                spec.pass
+            ));
+        }
+        if !problems.is_empty() {
+            return Err(problems);
+        }
+
+        let tables = build_tables(dims, &geometries);
+        let mut seed = 0x5EED_F00D_u64;
+        let nsq = dims.squares();
+        let zobrist = Zobrist {
+            pieces: (0..pieces.len() * 2 * nsq).map(|_| splitmix(&mut seed)).collect(),
+            side: splitmix(&mut seed),
+            castling: std::array::from_fn(|_| splitmix(&mut seed)),
+            ep: (0..nsq).map(|_| splitmix(&mut seed)).collect(),
+        };
+        let resolved = toml::to_string(&spec).unwrap_or_default();
+        let en_passant = pieces.iter().any(|p| p.en_passant);
+        let mut variant = Variant {
+            name: spec.name.clone(),
+            dims,
+            pieces,
+            start: spec.start.clone(),
+            notation: spec.notation,
+            rules: Rules {
+                promotion: spec.promotion.clone(),
+                castling,
+                initial_move_ranks: spec.initial_move_ranks.clone(),
+                en_passant,
+                royal: spec.victory.royal,
+                stalemate: spec.victory.stalemate,
+                bare: spec.victory.bare,
+                extinction,
+                repetition: spec.repetition,
+                forced_capture: spec.forced_capture,
+                pass: spec.pass,
+                halfmove_draw: spec.halfmove_draw,
+                move_cap: spec.move_cap,
+            },
+            hash: fnv1a(resolved.as_bytes()),
+            spec,
+            start_counts: Vec::new(),
+            tables,
+            zobrist,
+        };
+        // The start position must parse; its piece counts bound Grand-style promotions.
+        match crate::Position::from_fen(Arc::new(variant.shallow_clone()), &variant.start) {
+            Ok(pos) => variant.start_counts = pos.piece_counts().to_vec(),
+            Err(e) => return Err(vec![format!("field `start`: {e}")]),
+        }
+        Ok(variant)
+    }
+
+    /// A copy sharing nothing, used once while concluding (the start position needs a variant).
+    fn shallow_clone(&self) -> Variant {
+        Variant {
+            name: self.name.clone(),
+            dims: self.dims,
+            pieces: self.pieces.clone(),
+            start: self.start.clone(),
+            notation: self.notation,
+            rules: self.rules.clone(),
+            spec: self.spec.clone(),
+            hash: self.hash,
+            start_counts: vec![u16::MAX; self.pieces.len() * 2],
+            tables: self.tables.clone(),
+            zobrist: Zobrist {
+                pieces: self.zobrist.pieces.clone(),
+                side: self.zobrist.side,
+                castling: self.zobrist.castling,
+                ep: self.zobrist.ep.clone(),
+            },
+        }
+    }
+
+    #[inline]
+    pub fn piece_count(&self) -> usize {
+        self.pieces.len()
+    }
+
+    pub fn piece_def(&self, t: PieceType) -> &PieceDef {
+        &self.pieces[t.index()]
+    }
+
+    /// Finds a piece type by token, ignoring case.
+    pub fn piece_by_token(&self, token: &str) -> Option<PieceType> {
+        self.pieces.iter().position(|p| p.token.eq_ignore_ascii_case(token)).map(|i| PieceType(i as u8))
+    }
+
+    /// The token of a piece as written in position strings: case gives the colour, multi-letter
+    /// tokens are parenthesised.
+    pub fn piece_token(&self, piece: Piece) -> String {
+        let t = &self.pieces[piece.kind().index()].token;
+        let t = if piece.color() == Color::Blue { t.clone() } else { t.to_ascii_lowercase() };
+        if t.len() == 1 {
+            t
+        } else {
+            format!("({t})")
+        }
+    }
+
+    #[inline]
+    pub(crate) fn table_slot(&self, color: Color, kind: PieceType, sq: Square) -> usize {
+        (color.index() * self.pieces.len() + kind.index()) * self.dims.squares() + sq.index()
+    }
+
+    /// Whether `sq` is in `color`'s promotion zone.
+    #[inline]
+    pub fn in_promotion_zone(&self, sq: Square, color: Color) -> bool {
+        self.dims.relative_rank(sq, color) >= self.dims.height as i32 - self.rules.promotion.zone_ranks as i32
+    }
+}
+
+/// Expands every atom of every piece into per-square leap and ray entries, for both colours.
+/// The second player's vectors are the first player's rotated by 180°.
+fn build_tables(dims: Dims, geometries: &[Vec<Atom>]) -> MoveTables {
+    let nsq = dims.squares();
+    let mut t = MoveTables::default();
+    for color in Color::BOTH {
+        for atoms in geometries {
+            for s in 0..nsq {
+                let sq = Square(s as u16);
+                let (f, r) = (dims.file(sq), dims.rank(sq));
+                let leap_start = t.leaps.len() as u32;
+                let ray_start = t.rays.len() as u32;
+                for a in atoms {
+                    let (dx, dy) = match color {
+                        Color::Blue => (a.dx as i32, a.dy as i32),
+                        Color::Tan => (-(a.dx as i32), -(a.dy as i32)),
+                    };
+                    let mut flags = 0;
+                    if a.modality.moves {
+                        flags |= F_MOVE;
+                    }
+                    if a.modality.captures {
+                        flags |= F_CAPTURE;
+                    }
+                    if a.initial_only {
+                        flags |= F_INITIAL;
+                    }
+                    let is_leap = a.max_steps == 1 && matches!(a.jump, Jump::Free | Jump::Lame);
+                    if is_leap {
+                        let Some(to) = dims.square(f + dx, r + dy) else { continue };
+                        let mut via = [Square::NONE; 2];
+                        if a.jump == Jump::Lame {
+                            for (i, (vx, vy)) in lame_path(dx, dy).into_iter().enumerate().take(2) {
+                                via[i] = dims.square(f + vx, r + vy).expect("the path lies between two board squares");
+                            }
+                        }
+                        t.leaps.push(Leap { to, via, flags });
+                    } else {
+                        let limit = if a.max_steps == 0 { usize::MAX } else { a.max_steps as usize };
+                        let start = t.ray_squares.len() as u32;
+                        let mut n = 1;
+                        // Hoppers need the whole line: the range limit applies to the landing
+                        // square's distance, enforced below by truncating free rides only.
+                        let limit = if matches!(a.jump, Jump::Free) { limit } else { usize::MAX };
+                        while n <= limit {
+                            let Some(s2) = dims.square(f + dx * n as i32, r + dy * n as i32) else { break };
+                            t.ray_squares.push(s2);
+                            n += 1;
+                        }
+                        let len = t.ray_squares.len() as u32 - start;
+                        if len > 0 {
+                            t.rays.push(Ray { start, len: len as u16, flags, jump: a.jump });
+                        }
+                    }
+                }
+                t.leap_index.push((leap_start, t.leaps.len() as u32));
+                t.ray_index.push((ray_start, t.rays.len() as u32));
+            }
+        }
+    }
+    t
+}
+
+/// The intermediate squares a lame leaper needs empty, relative to its origin. Orthogonal and
+/// diagonal leaps pass through their intermediate points; an oblique leap goes first one
+/// orthogonal step along its longer axis (the Xiangqi horse), then diagonally.
+fn lame_path(dx: i32, dy: i32) -> Vec<(i32, i32)> {
+    let n = dx.abs().max(dy.abs());
+    if dx == 0 || dy == 0 || dx.abs() == dy.abs() {
+        (1..n).map(|i| (dx / n * i, dy / n * i)).collect()
+    } else if dx.abs() > dy.abs() {
+        vec![(dx.signum(), 0)]
+    } else {
+        vec![(0, dy.signum())]
+    }
+}

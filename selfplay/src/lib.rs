@@ -1,0 +1,1 @@
+//! fairyzero-selfplay: filled in by a later issue (see the issue tracker).
