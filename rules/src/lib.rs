@@ -16,6 +16,8 @@ pub mod geometry;
 pub mod moves;
 pub mod notation;
 pub mod position;
+pub mod powers;
+pub mod setup;
 pub mod types;
 pub mod variant;
 

@@ -382,8 +382,20 @@ impl Position {
         if text.is_empty() {
             return Err(MoveError { text: text.into(), message: "empty move".into() });
         }
-        if text == "pass" || text.starts_with("set:") {
+        if text == "pass" {
             return Ok(text.to_string());
+        }
+        if let Some(rest) = text.strip_prefix("set:") {
+            let (sq, rest) = d.split_square(rest).ok_or_else(|| bad(4, "expected a square after 'set:'"))?;
+            let token = rest.strip_prefix('=').ok_or_else(|| bad(text.len() - rest.len(), "expected '='"))?;
+            let at = text.len() - token.len();
+            let token = if token == "-" {
+                "-".to_string()
+            } else {
+                let t = v.piece_by_token(token).ok_or_else(|| bad(at, "unknown piece token"))?;
+                v.pieces[t.index()].token.clone()
+            };
+            return Ok(format!("set:{}={token}", d.square_name(sq)));
         }
         if let Some(at) = text.find('@') {
             if at > 0 && !text[..at].chars().all(|c| c.is_ascii_digit() || c.is_ascii_lowercase()) {

@@ -148,6 +148,8 @@ struct Undo {
     hash: u64,
     /// Index in `history` of the last irreversible move before this one (repetition scans stop there).
     irreversible: u32,
+    side: Color,
+    setup_ply: u8,
 }
 
 /// A position with its history (needed for repetition rules and undo).
@@ -174,7 +176,11 @@ pub struct Position {
     /// Hashes of every earlier position, `hashes[i]` before the `i`-th move.
     hashes: Vec<u64>,
     irreversible: u32,
+    /// Index of the next setup ply while in a setup phase, `NO_SETUP` otherwise.
+    setup_ply: u8,
 }
+
+const NO_SETUP: u8 = u8::MAX;
 
 impl fmt::Debug for Position {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -231,6 +237,7 @@ impl Position {
             history: Vec::with_capacity(256),
             hashes: Vec::with_capacity(256),
             irreversible: 0,
+            setup_ply: NO_SETUP,
             variant,
         };
         for (i, p) in raw.board.into_iter().enumerate() {
@@ -362,7 +369,27 @@ impl Position {
         if let Some(ep) = self.ep {
             h ^= z.ep[ep.squares[0].index()];
         }
+        if self.setup_ply != NO_SETUP {
+            h ^= z.setup[self.setup_ply as usize];
+        }
         h
+    }
+
+    /// The index of the next setup ply, while the position is in its setup phase.
+    pub fn setup_ply_index(&self) -> Option<usize> {
+        (self.setup_ply != NO_SETUP).then_some(self.setup_ply as usize)
+    }
+
+    /// Whether the players are still choosing the array.
+    pub fn in_setup(&self) -> bool {
+        self.setup_ply != NO_SETUP
+    }
+
+    pub(crate) fn begin_setup(&mut self, actor: Color) {
+        self.hash ^= self.state_hash();
+        self.setup_ply = 0;
+        self.side = actor;
+        self.hash ^= self.state_hash();
     }
 
     /// The Zobrist hash computed from scratch (the incremental one must always equal it).
@@ -392,8 +419,15 @@ impl Position {
             halfmove: self.halfmove,
             hash: self.hash,
             irreversible: self.irreversible,
+            side: self.side,
+            setup_ply: self.setup_ply,
         };
         self.hashes.push(self.hash);
+        if mv.kind == MoveKind::Setup {
+            self.make_setup(mv, &mut undo);
+            self.history.push(undo);
+            return;
+        }
         self.hash ^= self.state_hash();
         let us = self.side;
         let mut irreversible = false;
@@ -459,10 +493,44 @@ impl Position {
         self.history.push(undo);
     }
 
+    fn make_setup(&mut self, mv: Move, undo: &mut Undo) {
+        self.hash ^= self.state_hash();
+        for (sq, p) in self.setup_placements(&mv) {
+            self.put(sq, p);
+            undo.removed[undo.n_removed as usize] = (sq, None);
+            undo.n_removed += 1;
+        }
+        let phase = self.variant.setup.as_ref().expect("setup moves exist only with a setup phase");
+        let next = self.setup_ply as usize + 1;
+        if next < phase.plies.len() {
+            self.setup_ply = next as u8;
+            self.side = phase.plies[next].actor;
+        } else {
+            // The array is complete: Blue moves first, and this position is occurrence #1.
+            self.setup_ply = NO_SETUP;
+            self.side = Color::Blue;
+            self.irreversible = self.hashes.len() as u32;
+        }
+        self.ply += 1;
+        self.hash ^= self.state_hash();
+    }
+
     /// Takes back the last move made with [`Position::make`].
     pub fn unmake(&mut self) {
         let undo = self.history.pop().expect("unmake() without a move to take back");
         let mv = undo.mv;
+        if mv.kind == MoveKind::Setup {
+            for &(sq, _) in &undo.removed[..undo.n_removed as usize] {
+                self.take(sq);
+            }
+            self.side = undo.side;
+            self.setup_ply = undo.setup_ply;
+            self.irreversible = undo.irreversible;
+            self.hash = undo.hash;
+            self.ply -= 1;
+            self.hashes.pop();
+            return;
+        }
         self.side = self.side.other();
         if self.side == Color::Tan {
             self.fullmove -= 1;
@@ -573,6 +641,12 @@ impl Position {
     /// Whether a piece of colour `by` attacks (could capture on) `sq`, given the board as it is.
     pub fn is_attacked(&self, sq: Square, by: Color) -> bool {
         let v = &*self.variant;
+        if v.has_powers {
+            // Powers (relays, igui, bent riders) have no reverse tables: ask the generator.
+            let mut moves = MoveList::new();
+            self.pseudo_legal_moves_of(by, &mut moves);
+            return moves.iter().any(|m| m.to == sq && m.kind == MoveKind::Normal || m.captures().contains(&sq));
+        }
         let tables = &v.tables;
         let nt = v.piece_count();
         for t in 0..nt {
@@ -656,6 +730,9 @@ impl Position {
     /// A result decided by material alone (royal captured, bared, extinction), for the side to
     /// move. Such positions have no legal moves: perft never expands a finished game.
     pub fn immediate_outcome(&self) -> Option<Outcome> {
+        if self.in_setup() {
+            return None;
+        }
         let v = &*self.variant;
         let us = self.side;
         let them = us.other();
@@ -703,6 +780,9 @@ impl Position {
     /// The game result if the game is over in this position, `None` otherwise. `legal` must be
     /// the legal moves of this position (pass an empty slice only if there are none).
     pub fn outcome_with(&self, legal: &[Move]) -> Option<Outcome> {
+        if self.in_setup() {
+            return None;
+        }
         if let Some(o) = self.immediate_outcome() {
             return Some(o);
         }
@@ -772,6 +852,10 @@ impl Position {
     /// material (see [`Position::immediate_outcome`]).
     pub fn legal_moves(&mut self, out: &mut MoveList) {
         out.clear();
+        if self.in_setup() {
+            self.setup_moves(out);
+            return;
+        }
         if self.immediate_outcome().is_some() {
             return;
         }
@@ -815,7 +899,12 @@ impl Position {
     /// forced-capture filters.
     pub fn pseudo_legal_moves(&self, out: &mut MoveList) {
         out.clear();
-        let us = self.side;
+        self.pseudo_legal_moves_of(self.side, out);
+    }
+
+    /// Pseudo-legal moves of `us`, whoever is to move (appended to `out`).
+    fn pseudo_legal_moves_of(&self, us: Color, out: &mut MoveList) {
+        let has_powers = self.variant.has_powers;
         let mut own = self.occupied[us.index()];
         // Iterate a copy: the set is not modified here, but borrowing rules are simpler this way.
         for w in 0..WORDS {
@@ -826,12 +915,18 @@ impl Position {
                 let p = self.board[sq.index()].expect("occupancy matches the board");
                 let start = out.len();
                 self.piece_moves(sq, p, out);
+                if has_powers && !self.variant.powers[p.kind().index()].is_empty() {
+                    self.own_power_moves(sq, p, out);
+                }
                 if self.variant.pieces[p.kind().index()].needs_dedup {
                     dedup_tail(out, start);
                 }
             }
         }
-        if self.castling & (3 << (2 * us.index())) != 0 {
+        if !self.variant.relayers.is_empty() {
+            self.relay_moves(us, out);
+        }
+        if us == self.side && self.castling & (3 << (2 * us.index())) != 0 {
             self.castling_moves(out);
         }
     }
@@ -924,7 +1019,7 @@ impl Position {
 
     /// Pushes a displacement with its promotion variants.
     #[inline]
-    fn push_displacement(&self, from: Square, to: Square, p: Piece, out: &mut MoveList) {
+    pub(crate) fn push_displacement(&self, from: Square, to: Square, p: Piece, out: &mut MoveList) {
         let v = &*self.variant;
         let def = &v.pieces[p.kind().index()];
         let base = Move::normal(from, to);

@@ -11,6 +11,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     geometry::{self, Atom, Jump},
+    powers::{Power, PowerSpec},
+    setup::{SetupPhase, SetupSpec},
     types::{Color, Dims, Piece, PieceType, Square, MAX_BOARD_SIDE},
 };
 
@@ -26,6 +28,7 @@ const BUILTIN: &[(&str, &str)] = &[
     ("gardner", include_str!("../../configs/variants/gardner.toml")),
     ("berolina", include_str!("../../configs/variants/berolina.toml")),
     ("kinglet", include_str!("../../configs/variants/kinglet.toml")),
+    ("scirocco", include_str!("../../configs/variants/scirocco.toml")),
 ];
 
 /// Names of the built-in variants, in listing order.
@@ -242,9 +245,9 @@ pub struct PieceSpec {
     /// moves may capture en passant.
     #[serde(default)]
     pub en_passant: bool,
-    /// Named special powers. None is implemented yet in this engine, so any entry is refused.
+    /// Named special powers (see `powers.rs` and `docs/variants.md`).
     #[serde(default)]
-    pub powers: Vec<toml::Table>,
+    pub powers: Vec<PowerSpec>,
 }
 
 /// A variant file after `extends` resolution, exactly as written.
@@ -286,6 +289,9 @@ pub struct VariantSpec {
     /// Engineering cap on game length in plies for self-play adjudication (a draw).
     #[serde(default = "default_move_cap")]
     pub move_cap: u32,
+    /// A setup phase in which the players choose the array by moves (`setup.rs`).
+    #[serde(default)]
+    pub setup: Option<SetupSpec>,
 }
 
 fn default_move_cap() -> u32 {
@@ -490,6 +496,8 @@ pub(crate) struct Zobrist {
     pub side: u64,
     pub castling: [u64; 16],
     pub ep: Vec<u64>,
+    /// One key per setup ply index, so that arrays under construction hash apart.
+    pub setup: Vec<u64>,
 }
 
 /// A validated variant with its precomputed tables. Shared as `Arc<Variant>`.
@@ -508,6 +516,13 @@ pub struct Variant {
     pub(crate) start_counts: Vec<u16>,
     pub(crate) tables: MoveTables,
     pub(crate) zobrist: Zobrist,
+    /// Concluded special powers, per piece type.
+    pub(crate) powers: Vec<Vec<Power>>,
+    /// Piece types with a relay power.
+    pub(crate) relayers: Vec<PieceType>,
+    /// Any piece has a power: attack tests then fall back to full move generation.
+    pub(crate) has_powers: bool,
+    pub(crate) setup: Option<SetupPhase>,
 }
 
 impl fmt::Debug for Variant {
@@ -571,6 +586,7 @@ impl Variant {
 
         // Pieces and geometry.
         let mut pieces = Vec::with_capacity(spec.pieces.len());
+        let mut powers: Vec<Vec<Power>> = Vec::with_capacity(spec.pieces.len());
         let mut geometries = Vec::with_capacity(spec.pieces.len());
         for p in &spec.pieces {
             let geometry = match geometry::parse(&p.betza) {
@@ -588,10 +604,14 @@ impl Variant {
                     text.join("a")
                 ));
             }
+            let mut concluded = Vec::new();
             for power in &p.powers {
-                let kind = power.get("kind").and_then(|k| k.as_str()).unwrap_or("<missing `kind`>");
-                problems.push(format!("piece {:?}: field `powers`: power {kind:?} is not implemented", p.name));
+                match power.conclude() {
+                    Ok(c) => concluded.push(c),
+                    Err(e) => problems.push(format!("piece {:?}: field `powers`: {e}", p.name)),
+                }
             }
+            powers.push(concluded);
             let mut promotes_to = Vec::new();
             for t in &p.promotes_to {
                 match lookup(t) {
@@ -600,7 +620,7 @@ impl Variant {
                 }
             }
             let atoms: Vec<Atom> = geometry.atoms().copied().collect();
-            let captures = atoms.iter().any(|a| a.modality.captures);
+            let captures = atoms.iter().any(|a| a.modality.captures) || !p.powers.is_empty();
             let needs_dedup = atoms.iter().enumerate().any(|(i, a)| {
                 atoms[..i].iter().any(|b| {
                     // Same direction (one a positive multiple of the other) can reach the same square.
@@ -675,6 +695,16 @@ impl Variant {
                 spec.pass
             ));
         }
+        let setup = match &spec.setup {
+            None => None,
+            Some(setup) => match setup.conclude(dims, lookup) {
+                Ok(s) => Some(s),
+                Err(p) => {
+                    problems.extend(p);
+                    None
+                }
+            },
+        };
         if !problems.is_empty() {
             return Err(problems);
         }
@@ -687,10 +717,20 @@ impl Variant {
             side: splitmix(&mut seed),
             castling: std::array::from_fn(|_| splitmix(&mut seed)),
             ep: (0..nsq).map(|_| splitmix(&mut seed)).collect(),
+            setup: (0..setup.as_ref().map_or(0, |s: &SetupPhase| s.plies.len())).map(|_| splitmix(&mut seed)).collect(),
         };
         let resolved = toml::to_string(&spec).unwrap_or_default();
         let en_passant = pieces.iter().any(|p| p.en_passant);
+        let relayers = (0..pieces.len())
+            .filter(|&i| powers[i].iter().any(|p| matches!(p, Power::Relay { .. })))
+            .map(|i| PieceType(i as u8))
+            .collect();
+        let has_powers = powers.iter().any(|p| !p.is_empty());
         let mut variant = Variant {
+            powers,
+            relayers,
+            has_powers,
+            setup,
             name: spec.name.clone(),
             dims,
             pieces,
@@ -718,9 +758,15 @@ impl Variant {
             zobrist,
         };
         // The start position must parse; its piece counts bound Grand-style promotions.
-        match crate::Position::from_fen(Arc::new(variant.shallow_clone()), &variant.start) {
+        let probe = Arc::new(variant.shallow_clone());
+        match crate::Position::from_fen(Arc::clone(&probe), &variant.start) {
             Ok(pos) => variant.start_counts = pos.piece_counts().to_vec(),
             Err(e) => return Err(vec![format!("field `start`: {e}")]),
+        }
+        if let Some(setup) = &variant.setup {
+            if let Err(e) = crate::Position::from_fen(probe, &setup.fixed) {
+                return Err(vec![format!("field `setup.fixed`: {e}")]);
+            }
         }
         Ok(variant)
     }
@@ -738,7 +784,12 @@ impl Variant {
             hash: self.hash,
             start_counts: vec![u16::MAX; self.pieces.len() * 2],
             tables: self.tables.clone(),
+            powers: self.powers.clone(),
+            relayers: self.relayers.clone(),
+            has_powers: self.has_powers,
+            setup: self.setup.clone(),
             zobrist: Zobrist {
+                setup: self.zobrist.setup.clone(),
                 pieces: self.zobrist.pieces.clone(),
                 side: self.zobrist.side,
                 castling: self.zobrist.castling,
@@ -776,6 +827,11 @@ impl Variant {
     #[inline]
     pub(crate) fn table_slot(&self, color: Color, kind: PieceType, sq: Square) -> usize {
         (color.index() * self.pieces.len() + kind.index()) * self.dims.squares() + sq.index()
+    }
+
+    /// Whether the variant has a setup phase ([`crate::Position::setup_start`]).
+    pub fn has_setup_phase(&self) -> bool {
+        self.setup.is_some()
     }
 
     /// Whether `sq` is in `color`'s promotion zone.
