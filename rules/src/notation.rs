@@ -144,10 +144,9 @@ impl Position {
         let mut castle_rooks = [Square::NONE; 4];
         let mut castling: CastlingRights = 0;
         if let Some(&(at, text_c)) = fields.get(2) {
-            if text_c != "-" {
-                let Some(rules) = &variant.rules.castling else {
-                    return Err(err(Some(at), format!("variant {} has no castling", variant.name)));
-                };
+            // Fairy-Stockfish reads castling rights of a variant without castling as `-`.
+            if text_c != "-" && variant.rules.castling.is_some() {
+                let rules = variant.rules.castling.as_ref().expect("checked above");
                 for (k, ch) in text_c.chars().enumerate() {
                     let color = if ch.is_ascii_uppercase() { Color::Blue } else { Color::Tan };
                     let rank = if color == Color::Blue { 0 } else { d.height as i32 - 1 };
@@ -182,13 +181,18 @@ impl Position {
         let mut ep = None;
         if let Some(&(at, ep_text)) = fields.get(3) {
             if ep_text != "-" {
-                let sq = d
-                    .parse_square(ep_text)
-                    .ok_or_else(|| err(Some(at), format!("en-passant field {ep_text:?} is not a square")))?;
-                // The pawn that just moved stands one step beyond the passed square.
+                let bad_ep = || err(Some(at), format!("en-passant field {ep_text:?} is not a square (or two)"));
+                let (sq, rest) = d.split_square(ep_text).ok_or_else(bad_ep)?;
+                // Fairy-Stockfish writes Berolina's right as passed square + landing square.
+                let landing = match rest {
+                    "" => None,
+                    rest => Some(d.parse_square(rest).ok_or_else(bad_ep)?),
+                };
+                // Otherwise the pawn that just moved stands one step beyond the passed square.
                 let mover = side.other();
                 let rank = d.rank(sq) + mover.forward();
-                let victim = [0, -1, 1].into_iter().filter_map(|df| d.square(d.file(sq) + df, rank)).find(|s| {
+                let candidates = [0, -1, 1].into_iter().filter_map(|df| d.square(d.file(sq) + df, rank));
+                let victim = landing.into_iter().chain(candidates).find(|s| {
                     board[s.index()].is_some_and(|p| p.color() == mover && variant.pieces[p.kind().index()].en_passant)
                 });
                 if let Some(victim) = victim {
@@ -251,7 +255,12 @@ impl Position {
             s.push_str(&self.castling_field());
             s.push(' ');
             match self.en_passant() {
-                Some(ep) => s.push_str(&d.square_name(ep.squares[0])),
+                Some(ep) => {
+                    s.push_str(&d.square_name(ep.squares[0]));
+                    if d.file(ep.victim) != d.file(ep.squares[0]) {
+                        s.push_str(&d.square_name(ep.victim));
+                    }
+                }
                 None => s.push('-'),
             }
             s.push_str(&format!(" {} {}", self.halfmove_clock(), self.fullmove_number()));

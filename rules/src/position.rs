@@ -719,7 +719,7 @@ impl Position {
 
     #[inline]
     fn in_initial_region(&self, sq: Square, color: Color) -> bool {
-        let rank = self.variant.dims.relative_rank(sq, color) + 1;
+        let rank = self.variant.relative_rank(sq, color) + 1;
         self.variant.rules.initial_move_ranks.iter().any(|&r| r as i32 == rank)
     }
 
@@ -740,38 +740,40 @@ impl Position {
         if has_royal_type && self.n_royals[us.index()] == 0 && v.rules.royal == RoyalRule::Capture {
             return Some(Outcome::Decisive { winner: them, reason: EndReason::RoyalCaptured });
         }
-        if let Some((set, value)) = &v.rules.extinction {
-            for (side, sign_us) in [(us, true), (them, false)] {
-                let left: u32 = (0..v.piece_count())
-                    .filter(|&t| set[t])
-                    .map(|t| self.counts[Piece::new(PieceType(t as u8), side).index()] as u32)
-                    .sum();
-                if left == 0 {
-                    let value = if sign_us { *value } else { invert(*value) };
-                    return Some(Outcome::from_value(us, value, EndReason::Extinction));
+        if let Some(e) = &v.rules.extinction {
+            let count = |c: Color, t: Option<PieceType>| -> u16 {
+                match t {
+                    None => self.totals[c.index()],
+                    Some(t) => self.counts[Piece::new(t, c).index()],
+                }
+            };
+            let all = [None];
+            let listed: Vec<Option<PieceType>>;
+            let types: &[Option<PieceType>] = match &e.types {
+                None => &all,
+                Some(ts) => {
+                    listed = ts.iter().map(|&t| Some(t)).collect();
+                    &listed
+                }
+            };
+            // The side that just moved is tested first, as Fairy-Stockfish does.
+            for c in [them, us] {
+                for &t in types {
+                    let claim = u16::from(e.claim && c == us);
+                    if count(c, t) <= e.count && count(c.other(), t) >= e.opponent_count + claim {
+                        let value = if c == us { e.value } else { invert(e.value) };
+                        let reason = if e.count > 0 { EndReason::Bared } else { EndReason::Extinction };
+                        return Some(Outcome::from_value(us, value, reason));
+                    }
                 }
             }
         }
-        match v.rules.bare {
-            BareRule::None => {}
-            BareRule::OnePieceLoses => {
-                if self.totals[us.index()] <= 1 {
-                    return Some(Outcome::Decisive { winner: them, reason: EndReason::Bared });
-                }
-                if self.totals[them.index()] <= 1 {
-                    return Some(Outcome::Decisive { winner: us, reason: EndReason::Bared });
-                }
+        if v.rules.bare == BareRule::OnePieceLoses {
+            if self.totals[us.index()] <= 1 {
+                return Some(Outcome::Decisive { winner: them, reason: EndReason::Bared });
             }
-            BareRule::RoyalsOnlyLoses => {
-                // The side that was just bared may still bare the opponent with its reply, so
-                // only the mover's opponent being bare (and us not) ends the game now.
-                let bare = |c: Color| self.totals[c.index()] == self.n_royals[c.index()] as u16;
-                if bare(them) && !bare(us) {
-                    return Some(Outcome::Decisive { winner: us, reason: EndReason::Bared });
-                }
-                if bare(them) && bare(us) {
-                    return Some(Outcome::Draw { reason: EndReason::Bared });
-                }
+            if self.totals[them.index()] <= 1 {
+                return Some(Outcome::Decisive { winner: us, reason: EndReason::Bared });
             }
         }
         None
@@ -863,7 +865,11 @@ impl Position {
         let v = Arc::clone(&self.variant);
         let us = self.side;
         if v.rules.royal == RoyalRule::Checkmate && self.n_royals[us.index()] > 0 {
+            let shortcut = v.simple_attacks && !self.in_check(us);
             out.retain(|&m| {
+                if shortcut && !self.may_expose_royal(&m) {
+                    return true;
+                }
                 self.make(m);
                 let ok = !self.in_check(us);
                 self.unmake();
@@ -881,6 +887,28 @@ impl Position {
         if v.rules.forced_capture && out.iter().any(|m| self.is_capture(m)) {
             out.retain(|m| self.is_capture(m));
         }
+    }
+
+    /// Whether a move, made while not in check in a variant with only plain leapers and riders,
+    /// could leave a royal attacked: it moves a royal, is not a plain displacement, removes
+    /// more than its target (en passant), or leaves a square on a rider line through a royal.
+    fn may_expose_royal(&self, m: &Move) -> bool {
+        if m.kind != MoveKind::Normal || !m.captures().is_empty() {
+            return true;
+        }
+        let v = &*self.variant;
+        let p = self.board[m.from.index()].expect("a move starts on a piece");
+        if v.pieces[p.kind().index()].royal {
+            return true;
+        }
+        let (w, h) = (v.dims.width as i32, v.dims.height as i32);
+        let c = p.color().index();
+        let (fx, fy) = v.coords[m.from.index()];
+        self.royals[c][..self.n_royals[c] as usize].iter().any(|&r| {
+            let (rx, ry) = v.coords[r.index()];
+            let (dx, dy) = ((fx - rx) as i32, (fy - ry) as i32);
+            v.aligned[((dx + w - 1) * (2 * h - 1) + dy + h - 1) as usize]
+        })
     }
 
     /// Whether a move removes an enemy piece.
@@ -1035,7 +1063,7 @@ impl Position {
             out.push(base);
             return;
         }
-        let last_rank = v.dims.relative_rank(to, us) == v.dims.height as i32 - 1;
+        let last_rank = v.relative_rank(to, us) == v.dims.height as i32 - 1;
         let must = match promo.mandatory {
             PromotionMandatory::Always => true,
             PromotionMandatory::Never => false,
@@ -1090,18 +1118,15 @@ impl Position {
                 continue;
             }
             // The king may not castle out of, through or into check.
-            if v.rules.royal == RoyalRule::Checkmate
-                && span(king_sq, king_to).any(|s| self.is_attacked_with_king_moved(s, king_sq, us))
+            // A royal king may not castle out of, through or into check (a non-royal one may).
+            if v.pieces[castling.king.index()].royal
+                && v.rules.royal == RoyalRule::Checkmate
+                && span(king_sq, king_to).any(|s| self.is_attacked(s, us.other()))
             {
                 continue;
             }
             out.push(Move::normal(king_sq, king_to).with_kind(MoveKind::Castle).with_aux(rook_sq));
         }
-    }
-
-    /// Attack test for a castling king's path (the king's own square counts as it stands).
-    fn is_attacked_with_king_moved(&self, sq: Square, _king_from: Square, us: Color) -> bool {
-        self.is_attacked(sq, us.other())
     }
 }
 

@@ -86,17 +86,15 @@ pub enum RoyalRule {
     Capture,
 }
 
-/// When a bared side (only royals left, or one piece left) loses.
+/// When a bared side loses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum BareRule {
     #[default]
     None,
-    /// A side reduced to exactly one piece loses at once (Scirocco, Typhoon).
+    /// A side reduced to exactly one piece loses at once (Scirocco, Typhoon). Shatranj's bare
+    /// king is an extinction rule with a claim (see [`ExtinctionSpec`]).
     OnePieceLoses,
-    /// A side reduced to its royal pieces only loses, unless it can bare the opponent with its
-    /// very next move (Shatranj, Courier; Fairy-Stockfish's `bareKingMove`).
-    RoyalsOnlyLoses,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -191,12 +189,33 @@ pub struct CastlingSpec {
     pub queenside_file: char,
 }
 
+/// Extinction, with Fairy-Stockfish's semantics (`docs/reference-variants.md` §1.1): after
+/// each move, for the side that just moved and then the side to move, a side with at most
+/// `count` pieces of a listed type (all pieces together for `"*"`), while the other side has at
+/// least `opponent_count` of them (one more against the side to move when `claim` is set), has
+/// gone extinct and gets `value`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ExtinctionSpec {
     /// Tokens of the piece types that count, or `["*"]` for every piece.
     pub pieces: Vec<String>,
-    /// Value for the side that has none of them left.
+    #[serde(default)]
+    pub count: u16,
+    #[serde(default)]
+    pub opponent_count: u16,
+    #[serde(default)]
+    pub claim: bool,
+    /// Value for the side that went extinct.
+    pub value: GameValue,
+}
+
+/// Extinction, concluded: the counted types (`None` = all pieces together).
+#[derive(Clone, Debug)]
+pub struct Extinction {
+    pub types: Option<Vec<PieceType>>,
+    pub count: u16,
+    pub opponent_count: u16,
+    pub claim: bool,
     pub value: GameValue,
 }
 
@@ -302,11 +321,20 @@ fn default_move_cap() -> u32 {
 // Loading and `extends`
 // ---------------------------------------------------------------------------------------------
 
+/// `{ remove = true }`: in a child file, deletes the parent's key (or `[[piece]]` entry).
+fn is_remove_marker(value: &toml::Value) -> bool {
+    value.as_table().is_some_and(|t| t.len() == 1 && t.get("remove").and_then(|r| r.as_bool()) == Some(true))
+}
+
 /// Merges `child` over `parent`: tables merge key by key, `[[piece]]` arrays merge by token
-/// (a child piece with a parent's token replaces it; `remove = true` deletes it), other values
-/// are replaced.
+/// (a child piece with a parent's token is merged into it; `remove = true` deletes it), a key
+/// set to `{ remove = true }` is deleted, other values are replaced.
 fn merge(parent: &mut toml::Table, child: toml::Table) {
     for (key, value) in child {
+        if key != "piece" && is_remove_marker(&value) {
+            parent.remove(&key);
+            continue;
+        }
         match (parent.get_mut(&key), value) {
             (Some(toml::Value::Table(p)), toml::Value::Table(c)) => merge(p, c),
             (Some(toml::Value::Array(p)), toml::Value::Array(c)) if key == "piece" => {
@@ -482,8 +510,7 @@ pub struct Rules {
     pub royal: RoyalRule,
     pub stalemate: GameValue,
     pub bare: BareRule,
-    /// Extinction: which types count (`None` in the list means all) and the value.
-    pub extinction: Option<(Vec<bool>, GameValue)>,
+    pub extinction: Option<Extinction>,
     pub repetition: RepetitionRule,
     pub forced_capture: bool,
     pub pass: PassRule,
@@ -523,6 +550,15 @@ pub struct Variant {
     /// Any piece has a power: attack tests then fall back to full move generation.
     pub(crate) has_powers: bool,
     pub(crate) setup: Option<SetupPhase>,
+    /// Attacks come only from plain leapers and riders (no hoppers, lame leapers or powers),
+    /// so a non-royal move can only expose a royal along `line_dirs` (`legal_moves` then skips
+    /// the make/unmake test for moves that cannot).
+    pub(crate) simple_attacks: bool,
+    /// `aligned[(dx + w - 1) * (2h - 1) + dy + h - 1]`: the offset `(dx, dy)` lies on the line
+    /// of some capturing rider (either colour).
+    pub(crate) aligned: Vec<bool>,
+    /// `(file, rank)` of every square, so hot paths avoid divisions.
+    pub(crate) coords: Vec<(i16, i16)>,
 }
 
 impl fmt::Debug for Variant {
@@ -673,22 +709,20 @@ impl Variant {
         });
 
         let extinction = spec.victory.extinction.as_ref().map(|e| {
-            let mut set = vec![false; pieces.len()];
-            for t in &e.pieces {
-                if t == "*" {
-                    set.iter_mut().for_each(|s| *s = true);
-                } else if let Some(pt) = lookup(t) {
-                    set[pt.index()] = true;
-                } else {
-                    problems.push(format!("field `victory.extinction.pieces`: unknown token {t:?}"));
+            let types = if e.pieces.iter().any(|t| t == "*") {
+                None
+            } else {
+                let mut types = Vec::new();
+                for t in &e.pieces {
+                    match lookup(t) {
+                        Some(pt) => types.push(pt),
+                        None => problems.push(format!("field `victory.extinction.pieces`: unknown token {t:?}")),
+                    }
                 }
-            }
-            (set, e.value)
+                Some(types)
+            };
+            Extinction { types, count: e.count, opponent_count: e.opponent_count, claim: e.claim, value: e.value }
         });
-        let has_royal = pieces.iter().any(|p| p.royal);
-        if !has_royal && spec.victory.bare == BareRule::RoyalsOnlyLoses {
-            problems.push("field `victory.bare = \"royals_only_loses\"` needs a royal piece".into());
-        }
         if spec.pass != PassRule::None {
             problems.push(format!(
                 "field `pass`: {:?} needs passing pieces, which no piece power provides yet",
@@ -726,7 +760,25 @@ impl Variant {
             .map(|i| PieceType(i as u8))
             .collect();
         let has_powers = powers.iter().any(|p| !p.is_empty());
+        let capture_atoms = || geometries.iter().flatten().filter(|a| a.modality.captures);
+        let simple_attacks = !has_powers && capture_atoms().all(|a| a.jump == Jump::Free);
+        let (w, h) = (dims.width as i32, dims.height as i32);
+        let mut aligned = vec![false; ((2 * w - 1) * (2 * h - 1)) as usize];
+        for a in capture_atoms().filter(|a| a.max_steps != 1) {
+            for sign in [1, -1] {
+                let (dx, dy) = (a.dx as i32 * sign, a.dy as i32 * sign);
+                let mut k = 1;
+                while (dx * k).abs() < w && (dy * k).abs() < h {
+                    aligned[((dx * k + w - 1) * (2 * h - 1) + dy * k + h - 1) as usize] = true;
+                    k += 1;
+                }
+            }
+        }
+        let coords = (0..nsq).map(|i| (dims.file(Square(i as u16)) as i16, dims.rank(Square(i as u16)) as i16)).collect();
         let mut variant = Variant {
+            simple_attacks,
+            aligned,
+            coords,
             powers,
             relayers,
             has_powers,
@@ -788,6 +840,9 @@ impl Variant {
             relayers: self.relayers.clone(),
             has_powers: self.has_powers,
             setup: self.setup.clone(),
+            simple_attacks: self.simple_attacks,
+            aligned: self.aligned.clone(),
+            coords: self.coords.clone(),
             zobrist: Zobrist {
                 setup: self.zobrist.setup.clone(),
                 pieces: self.zobrist.pieces.clone(),
@@ -837,7 +892,17 @@ impl Variant {
     /// Whether `sq` is in `color`'s promotion zone.
     #[inline]
     pub fn in_promotion_zone(&self, sq: Square, color: Color) -> bool {
-        self.dims.relative_rank(sq, color) >= self.dims.height as i32 - self.rules.promotion.zone_ranks as i32
+        self.relative_rank(sq, color) >= self.dims.height as i32 - self.rules.promotion.zone_ranks as i32
+    }
+
+    /// Rank counted from `color`'s side (0-based), without a division.
+    #[inline]
+    pub fn relative_rank(&self, sq: Square, color: Color) -> i32 {
+        let rank = self.coords[sq.index()].1 as i32;
+        match color {
+            Color::Blue => rank,
+            Color::Tan => self.dims.height as i32 - 1 - rank,
+        }
     }
 }
 
