@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::{
     geometry::{self, Atom},
     moves::{Move, MoveKind, MoveList},
-    position::Position,
+    position::{Position, SquareSet},
     types::{Color, Piece, Square},
 };
 
@@ -64,7 +64,31 @@ pub enum PowerSpec {
     HopCapture {
         /// Betza one-step atoms (`W`, `F`, `K`, directional forms) naming the directions.
         over: String,
+        /// The landing square may also hold an enemy, which is captured too (Parrot family).
+        #[serde(default)]
+        double: bool,
     },
+    /// The owner may pass its turn while this piece can act (Typhoon: one pass per position).
+    Pass,
+    /// Slides of 2..=`range` squares that must jump at least one piece (Cicada).
+    HopRider { dirs: String, range: u8 },
+    /// Slides up to `range` squares through enemies, capturing every one passed (Typhoon).
+    Sweep { dirs: String, range: u8 },
+    /// Non-capturing slides of `min..=max` squares ending next to a friendly piece (Salamander).
+    SupportedSlide { dirs: String, min: u8, max: u8 },
+    /// Converts an enemy on a target square to the mover's side without moving (Cuckoo).
+    Convert { targets: String },
+    /// Exchanges places with any piece on a target square (Hummingbird).
+    Swap { targets: String },
+    /// Checkers-style jumps over single enemies along one line, capturing them (Longleaper).
+    LongLeap { dirs: String },
+    /// Non-capturing slides of up to `range`; the enemy right beyond the landing square is
+    /// converted (`convert`) or captured with the enemies behind it (`capture_line`).
+    Approach { dirs: String, range: u8, effect: ApproachEffect },
+    /// Steps to an empty neighbour, capturing the enemy on the opposite side (Undertaker).
+    Withdraw { dirs: String },
+    /// Enemy pieces on the reached squares can make no move of their own (Immobilizer).
+    Immobilize { reach: String },
     BentRider {
         /// Betza one-step atoms of the first step (to an empty square).
         first: String,
@@ -74,6 +98,13 @@ pub enum PowerSpec {
         /// origin (positive dot product with the first step).
         then: String,
     },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApproachEffect {
+    Convert,
+    CaptureLine,
 }
 
 /// A direction with its range, for one colour.
@@ -90,7 +121,17 @@ pub(crate) struct Dir {
 pub(crate) enum Power {
     Relay { reach: RelayReach, range: u8, grants: [Vec<Dir>; 2], landing: RelayLanding },
     Igui { targets: [Vec<Dir>; 2] },
-    HopCapture { over: [Vec<Dir>; 2] },
+    HopCapture { over: [Vec<Dir>; 2], double: bool },
+    Pass,
+    HopRider { dirs: [Vec<Dir>; 2], range: u8 },
+    Sweep { dirs: [Vec<Dir>; 2], range: u8 },
+    SupportedSlide { dirs: [Vec<Dir>; 2], min: u8, max: u8 },
+    Convert { targets: [Vec<Dir>; 2] },
+    Swap { targets: [Vec<Dir>; 2] },
+    LongLeap { dirs: [Vec<Dir>; 2] },
+    Approach { dirs: [Vec<Dir>; 2], range: u8, effect: ApproachEffect },
+    Withdraw { dirs: [Vec<Dir>; 2] },
+    Immobilize { reach: [Vec<Dir>; 2] },
     BentRider { first: [Vec<Dir>; 2], stop_first: bool, then: [Vec<Dir>; 2] },
 }
 
@@ -132,7 +173,24 @@ impl PowerSpec {
                 Power::Relay { reach: *reach, range, grants, landing: *landing }
             }
             PowerSpec::Igui { targets } => Power::Igui { targets: dirs("targets", targets, false)? },
-            PowerSpec::HopCapture { over } => Power::HopCapture { over: dirs("over", over, true)? },
+            PowerSpec::HopCapture { over, double } => Power::HopCapture { over: dirs("over", over, true)?, double: *double },
+            PowerSpec::Pass => Power::Pass,
+            PowerSpec::HopRider { dirs: d, range } => Power::HopRider { dirs: dirs("dirs", d, true)?, range: *range },
+            PowerSpec::Sweep { dirs: d, range } => Power::Sweep { dirs: dirs("dirs", d, true)?, range: *range },
+            PowerSpec::SupportedSlide { dirs: d, min, max } => {
+                if min > max || *min == 0 {
+                    return Err(format!("fields `min`/`max`: need 1 <= min <= max, got {min}..{max}"));
+                }
+                Power::SupportedSlide { dirs: dirs("dirs", d, true)?, min: *min, max: *max }
+            }
+            PowerSpec::Convert { targets } => Power::Convert { targets: dirs("targets", targets, false)? },
+            PowerSpec::Swap { targets } => Power::Swap { targets: dirs("targets", targets, false)? },
+            PowerSpec::LongLeap { dirs: d } => Power::LongLeap { dirs: dirs("dirs", d, true)? },
+            PowerSpec::Approach { dirs: d, range, effect } => {
+                Power::Approach { dirs: dirs("dirs", d, true)?, range: *range, effect: *effect }
+            }
+            PowerSpec::Withdraw { dirs: d } => Power::Withdraw { dirs: dirs("dirs", d, true)? },
+            PowerSpec::Immobilize { reach } => Power::Immobilize { reach: dirs("reach", reach, true)? },
             PowerSpec::BentRider { first, stop_first, then } => {
                 let first = dirs("first", first, true)?;
                 let then = dirs("then", then, false)?;
@@ -153,43 +211,165 @@ impl Position {
     }
 
     /// Moves that a piece's own powers give it (everything but relays, which are generated for
-    /// the recipients by [`Position::relay_moves`]).
+    /// the recipients by [`Position::relay_moves`], and the pass, which is one per position).
     pub(crate) fn own_power_moves(&self, from: Square, p: Piece, out: &mut MoveList) {
         let variant = std::sync::Arc::clone(self.variant());
         let c = p.color().index();
+        let us = p.color();
+        let enemy_at = |sq: Square| self.piece_at(sq).is_some_and(|q| q.color() != us);
         for power in &variant.powers[p.kind().index()] {
             match power {
-                Power::Relay { .. } => {}
+                Power::Relay { .. } | Power::Pass | Power::Immobilize { .. } => {}
                 Power::Igui { targets } => {
                     for d in &targets[c] {
-                        let limit = if d.max_steps == 0 { i32::MAX } else { d.max_steps as i32 };
-                        let mut n = 1;
-                        while n <= limit {
-                            let Some(sq) = self.offset(from, d.dx as i32 * n, d.dy as i32 * n) else { break };
-                            if let Some(q) = self.piece_at(sq) {
-                                if q.color() != p.color() {
-                                    out.push(Move::normal(from, from).with_kind(MoveKind::Stationary).with_capture(sq));
-                                }
-                                break;
+                        if let Some(sq) = self.first_piece(from, d) {
+                            if enemy_at(sq) {
+                                out.push(Move::normal(from, from).with_kind(MoveKind::Stationary).with_capture(sq));
                             }
-                            n += 1;
                         }
                     }
                 }
-                Power::HopCapture { over } => {
+                Power::Convert { targets } => {
+                    for d in &targets[c] {
+                        if let Some(sq) = self.first_piece(from, d) {
+                            if enemy_at(sq) {
+                                out.push(Move::normal(from, from).with_kind(MoveKind::Convert).with_aux(sq));
+                            }
+                        }
+                    }
+                }
+                Power::Swap { targets } => {
+                    for d in &targets[c] {
+                        if let Some(sq) = self.first_piece(from, d) {
+                            let swap = Move::normal(from, sq).with_kind(MoveKind::Swap);
+                            self.push_with_promotions(swap, p, out);
+                        }
+                    }
+                }
+                Power::HopCapture { over, double } => {
                     for d in &over[c] {
                         let (dx, dy) = (d.dx as i32, d.dy as i32);
                         let (Some(mid), Some(land)) = (self.offset(from, dx, dy), self.offset(from, 2 * dx, 2 * dy))
                         else {
                             continue;
                         };
-                        if self.piece_at(mid).is_some_and(|q| q.color() != p.color()) && self.piece_at(land).is_none() {
-                            let start = out.len();
-                            self.push_displacement(from, land, p, out);
-                            for m in &mut out[start..] {
-                                m.add_capture(mid);
+                        let landing_ok = self.piece_at(land).is_none() || (*double && enemy_at(land));
+                        if enemy_at(mid) && landing_ok {
+                            self.push_with_promotions(Move::normal(from, land).with_capture(mid), p, out);
+                        }
+                    }
+                }
+                Power::HopRider { dirs, range } => {
+                    for d in &dirs[c] {
+                        let mut hurdles = 0;
+                        for k in 1..=*range as i32 {
+                            let Some(sq) = self.offset(from, d.dx as i32 * k, d.dy as i32 * k) else { break };
+                            if k >= 2 && hurdles > 0 && (self.piece_at(sq).is_none() || enemy_at(sq)) {
+                                self.push_with_promotions(Move::normal(from, sq), p, out);
+                            }
+                            hurdles += self.piece_at(sq).is_some() as u32;
+                        }
+                    }
+                }
+                Power::Sweep { dirs, range } => {
+                    for d in &dirs[c] {
+                        let mut m = Move::normal(from, from);
+                        for k in 1..=*range as i32 {
+                            let Some(sq) = self.offset(from, d.dx as i32 * k, d.dy as i32 * k) else { break };
+                            match self.piece_at(sq) {
+                                Some(q) if q.color() == us => break,
+                                occupant => {
+                                    m.to = sq;
+                                    self.push_with_promotions(m, p, out);
+                                    if occupant.is_some() {
+                                        m.add_capture(sq);
+                                    }
+                                }
                             }
                         }
+                    }
+                }
+                Power::SupportedSlide { dirs, min, max } => {
+                    for d in &dirs[c] {
+                        for k in 1..=*max as i32 {
+                            let Some(sq) = self.offset(from, d.dx as i32 * k, d.dy as i32 * k) else { break };
+                            if self.piece_at(sq).is_some() {
+                                break;
+                            }
+                            if k >= *min as i32 && self.has_friendly_neighbour(sq, us, from) {
+                                self.push_with_promotions(Move::normal(from, sq), p, out);
+                            }
+                        }
+                    }
+                }
+                Power::LongLeap { dirs } => {
+                    for d in &dirs[c] {
+                        let (dx, dy) = (d.dx as i32, d.dy as i32);
+                        let mut m = Move::normal(from, from);
+                        let mut cur = from;
+                        while let Some(next) = self.offset(cur, dx, dy) {
+                            match self.piece_at(next) {
+                                None => {
+                                    if !m.captures().is_empty() {
+                                        m.to = next;
+                                        self.push_with_promotions(m, p, out);
+                                    }
+                                    cur = next;
+                                }
+                                Some(q) if q.color() != us => {
+                                    let Some(beyond) = self.offset(next, dx, dy) else { break };
+                                    if self.piece_at(beyond).is_some() {
+                                        break;
+                                    }
+                                    m.add_capture(next);
+                                    m.to = beyond;
+                                    self.push_with_promotions(m, p, out);
+                                    cur = beyond;
+                                }
+                                Some(_) => break,
+                            }
+                        }
+                    }
+                }
+                Power::Approach { dirs, range, effect } => {
+                    for d in &dirs[c] {
+                        let (dx, dy) = (d.dx as i32, d.dy as i32);
+                        for k in 1..=*range as i32 {
+                            let Some(sq) = self.offset(from, dx * k, dy * k) else { break };
+                            if self.piece_at(sq).is_some() {
+                                break;
+                            }
+                            let mut m = Move::normal(from, sq);
+                            let mut next = self.offset(sq, dx, dy);
+                            match effect {
+                                ApproachEffect::Convert => {
+                                    if let Some(t) = next.filter(|&t| enemy_at(t)) {
+                                        m = m.with_aux(t);
+                                    }
+                                }
+                                ApproachEffect::CaptureLine => {
+                                    while let Some(t) = next.filter(|&t| enemy_at(t)) {
+                                        m.add_capture(t);
+                                        next = self.offset(t, dx, dy);
+                                    }
+                                }
+                            }
+                            self.push_with_promotions(m, p, out);
+                        }
+                    }
+                }
+                Power::Withdraw { dirs } => {
+                    for d in &dirs[c] {
+                        let (dx, dy) = (d.dx as i32, d.dy as i32);
+                        let Some(to) = self.offset(from, dx, dy) else { continue };
+                        if self.piece_at(to).is_some() {
+                            continue;
+                        }
+                        let mut m = Move::normal(from, to);
+                        if let Some(behind) = self.offset(from, -dx, -dy).filter(|&b| enemy_at(b)) {
+                            m.add_capture(behind);
+                        }
+                        self.push_with_promotions(m, p, out);
                     }
                 }
                 Power::BentRider { first, stop_first, then } => {
@@ -224,10 +404,58 @@ impl Position {
         }
     }
 
+    /// The first piece met along `d` within its range (a leap looks at one square only).
+    fn first_piece(&self, from: Square, d: &Dir) -> Option<Square> {
+        let limit = if d.max_steps == 0 { i32::MAX } else { d.max_steps as i32 };
+        let mut n = 1;
+        while n <= limit {
+            let sq = self.offset(from, d.dx as i32 * n, d.dy as i32 * n)?;
+            if self.piece_at(sq).is_some() {
+                return Some(sq);
+            }
+            n += 1;
+        }
+        None
+    }
+
+    fn has_friendly_neighbour(&self, sq: Square, us: Color, except: Square) -> bool {
+        KING_DIRS.iter().any(|&(dx, dy)| {
+            self.offset(sq, dx, dy).is_some_and(|n| n != except && self.piece_at(n).is_some_and(|q| q.color() == us))
+        })
+    }
+
+    /// The pieces of `us` standing next to an enemy immobilizer (empty if the variant has none).
+    pub(crate) fn immobilized(&self, us: Color) -> SquareSet {
+        let variant = self.variant();
+        let mut frozen = SquareSet::EMPTY;
+        for &t in &variant.immobilizers {
+            let them = us.other();
+            let immobilizer = Piece::new(t, them);
+            if self.piece_counts()[immobilizer.index()] == 0 {
+                continue;
+            }
+            for sq in self.occupied(them).iter().filter(|&s| self.piece_at(s) == Some(immobilizer)) {
+                for power in &variant.powers[t.index()] {
+                    let Power::Immobilize { reach } = power else { continue };
+                    for d in &reach[them.index()] {
+                        if let Some(n) = self.offset(sq, d.dx as i32, d.dy as i32) {
+                            if self.piece_at(n).is_some_and(|q| q.color() == us) {
+                                frozen.insert(n);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        frozen
+    }
+
     /// Moves that friendly relayers give to the pieces of `us`. A relayed move that the piece
-    /// can also make by itself is that own move (generated already, with its promotions); the
-    /// others are plain displacements that never promote (Scirocco §3.6).
-    pub(crate) fn relay_moves(&self, us: Color, out: &mut MoveList) {
+    /// can also make by itself (same origin and destination) is that own move, generated
+    /// already with its promotions and automatic effects; the others are plain displacements
+    /// that never promote (Scirocco §3.6, Typhoon §3.8). Immobilized relayers give nothing;
+    /// immobilized recipients have no own moves, so all their relayed moves are plain.
+    pub(crate) fn relay_moves(&self, us: Color, frozen: &SquareSet, out: &mut MoveList) {
         let variant = std::sync::Arc::clone(self.variant());
         let dims = variant.dims;
         let own_moves_end = out.len();
@@ -237,7 +465,7 @@ impl Position {
             if self.piece_counts()[relayer.index()] == 0 {
                 continue;
             }
-            for v in self.occupied(us).iter().filter(|&s| self.piece_at(s) == Some(relayer)) {
+            for v in self.occupied(us).iter().filter(|&s| self.piece_at(s) == Some(relayer) && !frozen.contains(s)) {
                 for power in &variant.powers[relayer_type.index()] {
                     let Power::Relay { reach, range, grants, landing } = power else { continue };
                     for (ux, uy) in KING_DIRS {
@@ -248,12 +476,12 @@ impl Position {
                             let Some(sq) = self.offset(v, ux * n, uy * n) else { break };
                             if let Some(q) = self.piece_at(sq) {
                                 if q.color() == us {
-                                    recipient = Some((sq, n));
+                                    recipient = Some(sq);
                                 }
                                 break;
                             }
                         }
-                        let Some((p_sq, _)) = recipient else { continue };
+                        let Some(p_sq) = recipient else { continue };
                         let (px, py) = (dims.file(p_sq) - dims.file(v), dims.rank(p_sq) - dims.rank(v));
                         for g in &grants[c] {
                             let (tx, ty) = (px + g.dx as i32, py + g.dy as i32);
@@ -271,9 +499,7 @@ impl Position {
                             if self.piece_at(to).is_some_and(|q| q.color() == us) {
                                 continue;
                             }
-                            let is_same = |m: &Move| {
-                                m.kind == MoveKind::Normal && m.from == p_sq && m.to == to && m.captures().is_empty()
-                            };
+                            let is_same = |m: &Move| m.kind == MoveKind::Normal && m.from == p_sq && m.to == to;
                             if out[..own_moves_end].iter().any(is_same) || out[own_moves_end..].iter().any(is_same) {
                                 continue;
                             }

@@ -29,6 +29,7 @@ const BUILTIN: &[(&str, &str)] = &[
     ("berolina", include_str!("../../configs/variants/berolina.toml")),
     ("kinglet", include_str!("../../configs/variants/kinglet.toml")),
     ("scirocco", include_str!("../../configs/variants/scirocco.toml")),
+    ("typhoon", include_str!("../../configs/variants/typhoon.toml")),
 ];
 
 /// Names of the built-in variants, in listing order.
@@ -267,6 +268,17 @@ pub struct PieceSpec {
     /// Named special powers (see `powers.rs` and `docs/variants.md`).
     #[serde(default)]
     pub powers: Vec<PowerSpec>,
+    /// Promotes to `becomes` instead while a `present` piece (either side) is on the board
+    /// after the move (Typhoon's King: Emperor, or Emperor of Emperors if an Emperor stands).
+    #[serde(default)]
+    pub promotion_upgrade: Option<UpgradeSpec>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UpgradeSpec {
+    pub present: String,
+    pub becomes: String,
 }
 
 /// A variant file after `extends` resolution, exactly as written.
@@ -457,6 +469,8 @@ pub struct PieceDef {
     pub(crate) captures: bool,
     /// Two of its atoms can reach the same square, so its moves are de-duplicated.
     pub(crate) needs_dedup: bool,
+    /// `(present, becomes)`: see [`PieceSpec::promotion_upgrade`].
+    pub promotion_upgrade: Option<(PieceType, PieceType)>,
 }
 
 pub(crate) const F_MOVE: u8 = 1;
@@ -550,6 +564,10 @@ pub struct Variant {
     /// Any piece has a power: attack tests then fall back to full move generation.
     pub(crate) has_powers: bool,
     pub(crate) setup: Option<SetupPhase>,
+    /// Piece types with an immobilizing power.
+    pub(crate) immobilizers: Vec<PieceType>,
+    /// Per piece type: it has the `pass` power.
+    pub(crate) passers: Vec<bool>,
     /// Attacks come only from plain leapers and riders (no hoppers, lame leapers or powers),
     /// so a non-royal move can only expose a royal along `line_dirs` (`legal_moves` then skips
     /// the make/unmake test for moves that cannot).
@@ -671,7 +689,18 @@ impl Variant {
                     p.name
                 ));
             }
+            let promotion_upgrade = p.promotion_upgrade.as_ref().and_then(|u| match (lookup(&u.present), lookup(&u.becomes)) {
+                (Some(a), Some(b)) => Some((a, b)),
+                _ => {
+                    problems.push(format!("piece {:?}: field `promotion_upgrade`: unknown token in {u:?}", p.name));
+                    None
+                }
+            });
+            if promotion_upgrade.is_some() && p.promotes_to.len() != 1 {
+                problems.push(format!("piece {:?}: field `promotion_upgrade` needs exactly one `promotes_to`", p.name));
+            }
             pieces.push(PieceDef {
+                promotion_upgrade,
                 name: p.name.clone(),
                 token: p.token.to_ascii_uppercase(),
                 betza: p.betza.clone(),
@@ -723,11 +752,17 @@ impl Variant {
             };
             Extinction { types, count: e.count, opponent_count: e.opponent_count, claim: e.claim, value: e.value }
         });
-        if spec.pass != PassRule::None {
-            problems.push(format!(
-                "field `pass`: {:?} needs passing pieces, which no piece power provides yet",
-                spec.pass
-            ));
+        let passers: Vec<bool> = powers.iter().map(|ps| ps.iter().any(|p| matches!(p, Power::Pass))).collect();
+        match (spec.pass, passers.iter().any(|&p| p)) {
+            (PassRule::None, true) => {
+                problems.push("field `pass`: a piece has the `pass` power but the variant's `pass` is \"none\"".into())
+            }
+            (PassRule::OnePerPosition, false) => {
+                problems.push("field `pass`: \"one_per_position\" needs a piece with the `pass` power".into())
+            }
+            (PassRule::PerPieceNoDoublePass, _) => problems
+                .push("field `pass`: \"per_piece_no_double_pass\" (Chushin Shogi) is not implemented yet".into()),
+            _ => {}
         }
         let setup = match &spec.setup {
             None => None,
@@ -760,6 +795,10 @@ impl Variant {
             .map(|i| PieceType(i as u8))
             .collect();
         let has_powers = powers.iter().any(|p| !p.is_empty());
+        let immobilizers = (0..pieces.len())
+            .filter(|&i| powers[i].iter().any(|p| matches!(p, Power::Immobilize { .. })))
+            .map(|i| PieceType(i as u8))
+            .collect();
         let capture_atoms = || geometries.iter().flatten().filter(|a| a.modality.captures);
         let simple_attacks = !has_powers && capture_atoms().all(|a| a.jump == Jump::Free);
         let (w, h) = (dims.width as i32, dims.height as i32);
@@ -776,6 +815,8 @@ impl Variant {
         }
         let coords = (0..nsq).map(|i| (dims.file(Square(i as u16)) as i16, dims.rank(Square(i as u16)) as i16)).collect();
         let mut variant = Variant {
+            immobilizers,
+            passers,
             simple_attacks,
             aligned,
             coords,
@@ -840,6 +881,8 @@ impl Variant {
             relayers: self.relayers.clone(),
             has_powers: self.has_powers,
             setup: self.setup.clone(),
+            immobilizers: self.immobilizers.clone(),
+            passers: self.passers.clone(),
             simple_attacks: self.simple_attacks,
             aligned: self.aligned.clone(),
             coords: self.coords.clone(),

@@ -727,7 +727,6 @@ fn scirocco_examples() {
 }
 
 #[test]
-#[ignore = "variant not built in yet"]
 fn typhoon_examples() {
     assert_examples_pass(&["typhoon.examples"], Select::AllButSetup);
 }
@@ -739,7 +738,6 @@ fn scirocco_setup_phase_examples() {
 }
 
 #[test]
-#[ignore = "variant not built in yet"]
 fn typhoon_setup_phase_examples() {
     assert_examples_pass(&["typhoon.examples"], Select::SetupOnly);
 }
