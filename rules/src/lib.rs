@@ -12,6 +12,7 @@
 //! assert_eq!(perft(&mut pos, 3), 8902);
 //! ```
 
+mod attacks;
 pub mod geometry;
 pub mod moves;
 pub mod notation;

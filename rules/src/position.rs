@@ -340,7 +340,7 @@ impl Position {
         self.counts[p.index()] += 1;
         self.totals[c] += 1;
         self.hash ^= self.zkey(p, sq);
-        if self.variant.pieces[p.kind().index()].royal {
+        if self.variant.royal[p.kind().index()] {
             let n = self.n_royals[c] as usize;
             assert!(n < MAX_ROYALS, "more than {MAX_ROYALS} royal pieces of one colour");
             self.royals[c][n] = sq;
@@ -356,7 +356,7 @@ impl Position {
         self.counts[p.index()] -= 1;
         self.totals[c] -= 1;
         self.hash ^= self.zkey(p, sq);
-        if self.variant.pieces[p.kind().index()].royal {
+        if self.variant.royal[p.kind().index()] {
             let n = self.n_royals[c] as usize;
             let i = self.royals[c][..n].iter().position(|&s| s == sq).expect("royal square is tracked");
             self.royals[c][i] = self.royals[c][n - 1];
@@ -676,6 +676,9 @@ impl Position {
     /// Whether a piece of colour `by` attacks (could capture on) `sq`, given the board as it is.
     pub fn is_attacked(&self, sq: Square, by: Color) -> bool {
         let v = &*self.variant;
+        if let Some(tables) = &v.attack_tables {
+            return tables.is_attacked(&self.board, sq, by);
+        }
         if v.has_powers {
             // Powers (relays, igui, bent riders) have no reverse tables: ask the generator.
             let mut moves = MoveList::new();
@@ -905,8 +908,10 @@ impl Position {
         let us = self.side;
         if v.rules.royal == RoyalRule::Checkmate && self.n_royals[us.index()] > 0 {
             let shortcut = v.simple_attacks && !self.in_check(us);
+            let exposed = if shortcut { self.pin_candidates(us) } else { SquareSet::EMPTY };
             out.retain(|&m| {
-                if shortcut && !self.may_expose_royal(&m) {
+                let risky = m.kind != MoveKind::Normal || !m.captures().is_empty() || exposed.contains(m.from);
+                if shortcut && !risky {
                     return true;
                 }
                 self.make(m);
@@ -928,26 +933,38 @@ impl Position {
         }
     }
 
-    /// Whether a move, made while not in check in a variant with only plain leapers and riders,
-    /// could leave a royal attacked: it moves a royal, is not a plain displacement, removes
-    /// more than its target (en passant), or leaves a square on a rider line through a royal.
-    fn may_expose_royal(&self, m: &Move) -> bool {
-        if m.kind != MoveKind::Normal || !m.captures().is_empty() {
-            return true;
-        }
+    /// Squares whose piece, if it moves away, might expose a royal of `us` (the position is
+    /// not in check, and attacks are plain leaps and rides): the royals themselves, and every
+    /// own piece that is the first piece on a rider line from a royal with an enemy riding piece
+    /// right behind it. Moves from any other square cannot leave a royal attacked.
+    fn pin_candidates(&self, us: Color) -> SquareSet {
         let v = &*self.variant;
-        let p = self.board[m.from.index()].expect("a move starts on a piece");
-        if v.pieces[p.kind().index()].royal {
-            return true;
+        let c = us.index();
+        let mut set = SquareSet::EMPTY;
+        for &royal in &self.royals[c][..self.n_royals[c] as usize] {
+            set.insert(royal);
+            let (rf, rr) = v.coords[royal.index()];
+            for &(dx, dy) in &v.line_dirs {
+                let mut shield = None;
+                let mut k = 1;
+                while let Some(sq) = v.dims.square(rf as i32 + dx * k, rr as i32 + dy * k) {
+                    if let Some(p) = self.board[sq.index()] {
+                        match shield {
+                            None if p.color() == us => shield = Some(sq),
+                            None => break,
+                            Some(s) => {
+                                if p.color() != us && v.rides_to_capture[p.kind().index()] {
+                                    set.insert(s);
+                                }
+                                break;
+                            }
+                        }
+                    }
+                    k += 1;
+                }
+            }
         }
-        let (w, h) = (v.dims.width as i32, v.dims.height as i32);
-        let c = p.color().index();
-        let (fx, fy) = v.coords[m.from.index()];
-        self.royals[c][..self.n_royals[c] as usize].iter().any(|&r| {
-            let (rx, ry) = v.coords[r.index()];
-            let (dx, dy) = ((fx - rx) as i32, (fy - ry) as i32);
-            v.aligned[((dx + w - 1) * (2 * h - 1) + dy + h - 1) as usize]
-        })
+        set
     }
 
     /// Whether a move removes an enemy piece.

@@ -575,6 +575,14 @@ pub struct Variant {
     /// `aligned[(dx + w - 1) * (2h - 1) + dy + h - 1]`: the offset `(dx, dy)` lies on the line
     /// of some capturing rider (either colour).
     pub(crate) aligned: Vec<bool>,
+    /// Reverse attack tables (chess family), see `attacks.rs`.
+    pub(crate) attack_tables: Option<crate::attacks::AttackTables>,
+    /// Reduced directions of every capturing rider of either colour, for pin detection.
+    pub(crate) line_dirs: Vec<(i32, i32)>,
+    /// Per piece type: it captures by riding (it can pin).
+    pub(crate) rides_to_capture: Vec<bool>,
+    /// Per piece type: royal (a flat copy of `pieces[t].royal` for the hot path).
+    pub(crate) royal: Vec<bool>,
     /// `(file, rank)` of every square, so hot paths avoid divisions.
     pub(crate) coords: Vec<(i16, i16)>,
 }
@@ -814,7 +822,23 @@ impl Variant {
             }
         }
         let coords = (0..nsq).map(|i| (dims.file(Square(i as u16)) as i16, dims.rank(Square(i as u16)) as i16)).collect();
+        let attack_tables = if simple_attacks { crate::attacks::AttackTables::build(dims, &geometries) } else { None };
+        let mut line_dirs: Vec<(i32, i32)> = Vec::new();
+        for a in capture_atoms().filter(|a| a.max_steps != 1) {
+            for d in [(a.dx as i32, a.dy as i32), (-(a.dx as i32), -(a.dy as i32))] {
+                if !line_dirs.contains(&d) {
+                    line_dirs.push(d);
+                }
+            }
+        }
+        let rides_to_capture =
+            geometries.iter().map(|atoms| atoms.iter().any(|a| a.modality.captures && a.max_steps != 1)).collect();
+        let royal = pieces.iter().map(|p| p.royal).collect();
         let mut variant = Variant {
+            attack_tables,
+            line_dirs,
+            rides_to_capture,
+            royal,
             immobilizers,
             passers,
             simple_attacks,
@@ -885,6 +909,10 @@ impl Variant {
             passers: self.passers.clone(),
             simple_attacks: self.simple_attacks,
             aligned: self.aligned.clone(),
+            attack_tables: self.attack_tables.clone(),
+            line_dirs: self.line_dirs.clone(),
+            rides_to_capture: self.rides_to_capture.clone(),
+            royal: self.royal.clone(),
             coords: self.coords.clone(),
             zobrist: Zobrist {
                 setup: self.zobrist.setup.clone(),

@@ -1,0 +1,95 @@
+//! Bad input gets a clear, one-line error naming the field or character at fault.
+
+use fairyzero_rules::{Position, Variant};
+
+fn fen_error(variant: &str, fen: &str) -> String {
+    let v = Variant::load(variant).unwrap();
+    Position::from_fen(v, fen).expect_err("the position must be refused").to_string()
+}
+
+fn variant_error(text: &str) -> String {
+    match Variant::from_toml("test.toml", text, None) {
+        Ok(_) => panic!("the variant must be refused"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn unknown_token_is_named_with_its_character() {
+    let e = fen_error("scirocco", "(xx)9/10/10/10/10/10/10/10/10/K8k w");
+    assert!(e.contains("unknown piece token \"xx\"") && e.contains("character 1"), "{e}");
+    let e = fen_error("chess", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNX w KQkq - 0 1");
+    assert!(e.contains("\"X\"") && e.contains("character 43"), "{e}");
+}
+
+#[test]
+fn wrong_rank_length_and_count_are_refused() {
+    let e = fen_error("scirocco", "9k/10/10/10/10/10/10/10/10/K8 w");
+    assert!(e.contains("rank 1 describes 9 files, the board has 10"), "{e}");
+    let e = fen_error("scirocco", "9k/10/10/10/10/10/10/10/K9 w");
+    assert!(e.contains("9 ranks"), "{e}");
+    let e = fen_error("chess", "8/8/8/8/8/8/8/8 x - - 0 1");
+    assert!(e.contains("side to move"), "{e}");
+    let e = fen_error("typhoon", "11(k/12/12/12/12/12/12/12/12/12/12/K11 w");
+    assert!(e.contains("'(' without a closing ')'"), "{e}");
+    let e = fen_error("scirocco", "9k/10/10/10/10/10/10/10/10/(De)9 w");
+    assert!(e.contains("mixes upper and lower case") || e.contains("unknown piece token"), "{e}");
+}
+
+#[test]
+fn illegal_and_malformed_moves_are_refused() {
+    let mut pos = Position::start(Variant::load("scirocco").unwrap());
+    let e = pos.parse_move("a3a5").unwrap_err().to_string();
+    assert!(e.contains("not a legal move"), "{e}");
+    let e = pos.parse_move("a3").unwrap_err().to_string();
+    assert!(e.contains("destination square"), "{e}");
+    let e = pos.parse_move("a3a4q").unwrap_err().to_string();
+    assert!(e.contains("character 5"), "{e}");
+    let e = pos.parse_move("z9a4").unwrap_err().to_string();
+    assert!(e.contains("origin square"), "{e}");
+    let mut chess = Position::start(Variant::load("chess").unwrap());
+    assert!(chess.parse_move("e2e5").is_err());
+    assert!(chess.parse_move("e7e8x").is_err());
+    assert!(chess.play_moves("e2e4,e7e5,g1f3").is_ok());
+}
+
+#[test]
+fn malformed_variant_files_name_the_field() {
+    let base = "name = \"t\"\nwidth = 5\nheight = 5\nstart = \"4k/5/5/5/K4 w\"\n";
+    let piece = "[[piece]]\nname = \"king\"\ntoken = \"K\"\nbetza = \"K\"\nroyal = true\n";
+    // A Betza error names the character.
+    let e = variant_error(&format!("{base}{}", piece.replace("betza = \"K\"", "betza = \"KX\"")));
+    assert!(e.contains("test.toml") && e.contains("`betza`") && e.contains("'X'"), "{e}");
+    // Unknown keys are errors.
+    let e = variant_error(&format!("{base}colour = 3\n{piece}"));
+    assert!(e.contains("unknown field `colour`"), "{e}");
+    let e = variant_error(&format!("{base}{}", piece.replace("royal = true", "royal = true\nroyl = 1")));
+    assert!(e.contains("unknown field `royl`"), "{e}");
+    // Unknown powers are refused loudly, never ignored.
+    let e = variant_error(&format!("{base}{piece}powers = [{{ kind = \"teleport\" }}]\n"));
+    assert!(e.contains("teleport"), "{e}");
+    let e = variant_error(&format!("{base}{piece}powers = [{{ kind = \"igui\", targets = \"K\", range = 2 }}]\n"));
+    assert!(e.contains("range"), "{e}");
+    // Multi-leg XBetza parses but is refused until the generator runs it.
+    let e = variant_error(&format!("{base}{}", piece.replace("betza = \"K\"", "betza = \"KcafR\"")));
+    assert!(e.contains("multi-leg"), "{e}");
+    // Promotion targets and the start position are checked.
+    let e = variant_error(&format!("{base}{}", piece.replace("royal = true", "royal = true\npromotes_to = [\"Q\"]")));
+    assert!(e.contains("promotes_to") && e.contains("\"Q\""), "{e}");
+    let e = variant_error(&format!("{}{piece}", base.replace("4k/5/5/5/K4 w", "4q/5/5/5/K4 w")));
+    assert!(e.contains("field `start`") && e.contains("\"q\""), "{e}");
+    // Every problem is listed, not only the first.
+    let two = piece.replace("betza = \"K\"", "betza = \"Y\"").replace("royal = true", "royal = true\npromotes_to = [\"Q\"]");
+    let e = variant_error(&format!("{base}{two}"));
+    assert!(e.contains("betza") && e.contains("promotes_to"), "{e}");
+}
+
+#[test]
+fn extends_overrides_in_three_lines() {
+    let v = Variant::from_toml("x.toml", "name = \"x\"\nextends = \"chess\"\n[victory]\nstalemate = \"loss\"\n", None)
+        .unwrap();
+    assert_eq!(v.rules.stalemate, fairyzero_rules::variant::GameValue::Loss);
+    assert_eq!(v.piece_count(), 6);
+    let e = Variant::load("no-such-variant").unwrap_err().to_string();
+    assert!(e.contains("unknown variant"), "{e}");
+}
