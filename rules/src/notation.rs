@@ -196,7 +196,10 @@ impl Position {
                     board[s.index()].is_some_and(|p| p.color() == mover && variant.pieces[p.kind().index()].en_passant)
                 });
                 if let Some(victim) = victim {
-                    ep = Some(EnPassant { squares: [sq, Square::NONE], victim });
+                    // With a landing square, every square strictly between is passed too.
+                    let (df, dr) = ((d.file(victim) - d.file(sq)).signum(), (d.rank(victim) - d.rank(sq)).signum());
+                    let second = d.square(d.file(sq) + df, d.rank(sq) + dr).filter(|&s2| s2 != victim);
+                    ep = Some(EnPassant { squares: [sq, second.unwrap_or(Square::NONE)], victim });
                 }
             }
         }
@@ -257,7 +260,10 @@ impl Position {
             match self.en_passant() {
                 Some(ep) => {
                     s.push_str(&d.square_name(ep.squares[0]));
-                    if d.file(ep.victim) != d.file(ep.squares[0]) {
+                    // Fairy-Stockfish's form: passed square, plus the landing square unless the
+                    // pawn stands right beyond it (Berolina's diagonal step, triple steps).
+                    let beyond = d.square(d.file(ep.squares[0]), d.rank(ep.squares[0]) - self.side_to_move().forward());
+                    if beyond != Some(ep.victim) {
                         s.push_str(&d.square_name(ep.victim));
                     }
                 }

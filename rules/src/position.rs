@@ -200,7 +200,7 @@ impl PartialEq for Position {
             && self.board == other.board
             && self.side == other.side
             && self.castling == other.castling
-            && self.castle_rooks == other.castle_rooks
+            && (0..4).all(|b| self.castling & (1 << b) == 0 || self.castle_rooks[b] == other.castle_rooks[b])
             && self.ep == other.ep
             && self.halfmove == other.halfmove
             && self.fullmove == other.fullmove
@@ -983,6 +983,10 @@ impl Position {
     /// forced-capture filters.
     pub fn pseudo_legal_moves(&self, out: &mut MoveList) {
         out.clear();
+        if self.in_setup() {
+            self.setup_moves(out);
+            return;
+        }
         self.pseudo_legal_moves_of(self.side, out);
     }
 
