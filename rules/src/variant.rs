@@ -28,6 +28,7 @@ const BUILTIN: &[(&str, &str)] = &[
     ("gardner", include_str!("../../configs/variants/gardner.toml")),
     ("berolina", include_str!("../../configs/variants/berolina.toml")),
     ("kinglet", include_str!("../../configs/variants/kinglet.toml")),
+    ("antilosalamos", include_str!("../../configs/variants/antilosalamos.toml")),
     ("scirocco", include_str!("../../configs/variants/scirocco.toml")),
     ("typhoon", include_str!("../../configs/variants/typhoon.toml")),
 ];
