@@ -1,0 +1,621 @@
+#!/usr/bin/env python3
+"""Regenerate fairyzero's perft reference files from external oracles.
+
+    python3 tools/gen_perft.py                 # all variants -> rules/tests/data/<variant>.perft
+    python3 tools/gen_perft.py chess shatranj  # only these variants
+    python3 tools/gen_perft.py --out /tmp/x    # write somewhere else
+    python3 tools/gen_perft.py divide VARIANT "FEN" DEPTH   # per-move counts (debugging aid)
+
+The numbers come only from oracles that run in a separate process or in a Python
+extension. No oracle code is copied into fairyzero.
+
+* FSF-CLI: the Fairy-Stockfish 11.1 binary (`/usr/games/fairy-stockfish`,
+  Debian package `fairy-stockfish`) driven over UCI with `go perft N`. It is fast,
+  so it supplies the deep numbers. It has no `berolina`. A custom variant
+  (kinglet with N/B/R/Q promotion) is loaded through `setoption name VariantPath`.
+* pyffish: the Fairy-Stockfish Python binding (PyPI `pyffish`, a newer engine
+  version than the CLI). Perft is computed recursively from `legal_moves` and
+  `get_fen`. It is slow, so it is used for the shallow cross-checks, and it is the
+  only oracle for berolina.
+* python-chess: PyPI `chess` (`chess.Board`, `chess.variant.AntichessBoard`).
+  It cross-checks chess and antichess.
+* Published numbers (cutechess `projects/lib/tests/chessboard/tst_board.cpp`,
+  the chessprogramming wiki "Perft Results" page) are compared whenever a position has
+  them. They are never the only source of a number.
+
+If two oracles disagree on any number, the script stops with an error and does not
+write that variant's file.
+
+Perft semantics (the same in every oracle used here, see docs/reference-variants.md):
+perft(pos, 0) = 1; perft(pos, d) = sum of perft(child, d-1) over the legal moves.
+A position that a variant rule has already ended (extinction, bare king, the opponent
+has no pieces in antichess, no pawns left in kinglet) has no legal moves. Checkmate
+and stalemate also have none. The 50-move (n-move) rule, repetition and insufficient
+material are never applied.
+"""
+
+import argparse
+import multiprocessing as mp
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+FSF_CLI = os.environ.get("FSF_CLI", "/usr/games/fairy-stockfish")
+
+# Budgets (leaf counts) for the slow cross-check oracles.
+# Override with the environment variables FZ_PYFFISH_BUDGET / FZ_PYCHESS_BUDGET for a deeper one-off check.
+PYFFISH_BUDGET = int(os.environ.get("FZ_PYFFISH_BUDGET", 60_000))     # largest d with perft(d) <= this
+PYCHESS_BUDGET = int(os.environ.get("FZ_PYCHESS_BUDGET", 2_500_000))
+
+KINGLET_INI = """[kingletfile:kinglet]
+promotionPieceTypes = nbrq
+"""
+
+# Published numbers used as cross-checks only.
+CC = "cutechess tst_board.cpp"
+CPW = "CPW perft results"
+
+
+def P(label, fen, depth, pub=None, src=None):
+    """One reference position. depth = deepest perft stored in the file."""
+    return {"label": label, "fen": fen, "depth": depth, "pub": pub or {}, "pubsrc": src}
+
+
+# ---------------------------------------------------------------------------
+# Positions. fairyzero variant name -> spec
+#   cli:     variant name for the FSF CLI (None = CLI cannot do it)
+#   py:      variant name for pyffish
+#   ini:     variant config loaded into both FSF oracles (or None)
+#   pc:      python-chess board class name ("chess" / "antichess") or None
+# ---------------------------------------------------------------------------
+VARIANTS = {
+    "chess": {
+        "cli": "chess", "py": "chess", "ini": None, "pc": "chess",
+        "positions": [
+            P("start position", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 6,
+              {1: 20, 2: 400, 3: 8902, 4: 197281, 5: 4865609, 6: 119060324}, CPW),
+            P("CPW position 2 'Kiwipete' (castling, e.p., promotions, pins)",
+              "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 4,
+              {1: 48, 2: 2039, 3: 97862, 4: 4085603}, CPW),
+            P("CPW position 3 (e.p. discovered checks along the rank)",
+              "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 6,
+              {1: 14, 2: 191, 3: 2812, 4: 43238, 5: 674624, 6: 11030083}, CPW),
+            P("CPW position 4 (promotion captures, under-promotion, castling rights)",
+              "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1", 5,
+              {1: 6, 2: 264, 3: 9467, 4: 422333, 5: 15833292}, CPW),
+            P("CPW position 4 mirrored (black to move)",
+              "r2q1rk1/pP1p2pp/Q4n2/bbp1p3/Np6/1B3NBn/pPPP1PPP/R3K2R b KQ - 0 1", 5,
+              {1: 6, 2: 264, 3: 9467, 4: 422333, 5: 15833292}, CPW),
+            P("CPW position 5 (promotion to check, castling through attacked squares)",
+              "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8", 4,
+              {1: 44, 2: 1486, 3: 62379, 4: 2103487}, CPW),
+            P("CPW position 6 (middlegame)",
+              "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10", 4,
+              {1: 46, 2: 2079, 3: 89890, 4: 3894594}, CPW),
+            P("e.p. capture that would expose the king along the rank (illegal)",
+              "8/8/8/KPp4r/8/8/8/4k3 w - c6 0 1", 6),
+            P("e.p. by black with a bishop pin on the diagonal",
+              "8/8/1k6/2b5/2pP4/8/5K2/8 b - d3 0 1", 6),
+            P("e.p. that evades a check by the double-stepped pawn",
+              "8/5bk1/8/2Pp4/8/1K6/8/8 w - d6 0 1", 6),
+            P("castling with attacked transit squares (both sides)",
+              "r3k2r/1b4bq/8/8/8/8/7B/R3K2R w KQkq - 0 1", 4),
+            P("castling, black to move, queens cover castling squares",
+              "r3k2r/8/3Q4/8/8/5q2/8/R3K2R b KQkq - 0 1", 4),
+            P("promotions with capture and under-promotion (both colours)",
+              "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1", 5),
+            P("promotion with check / capture on the back rank",
+              "2K2r2/4P3/8/8/8/8/8/3k4 w - - 0 1", 5),
+            P("lone pawn vs king: stalemates and promotions deep in the tree",
+              "K1k5/8/P7/8/8/8/8/8 w - - 0 1", 6),
+            P("stalemate at the root (no legal moves)", "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", 2),
+            P("checkmate at the root (no legal moves)", "R6k/6pp/8/8/8/8/8/6K1 b - - 0 1", 2),
+            P("halfmove clock 100: the 50-move rule is NOT applied by perft",
+              "8/k7/2K5/8/8/8/R7/8 b - - 100 80", 4),
+        ],
+    },
+    "capablanca": {
+        "cli": "capablanca", "py": "capablanca", "ini": None, "pc": None,
+        "positions": [
+            P("start position", "rnabqkbcnr/pppppppppp/10/10/10/10/PPPPPPPPPP/RNABQKBCNR w KQkq - 0 1", 5),
+            P("castling both ways, empty board between king and rooks",
+              "r4k3r/pppppppppp/10/10/10/10/PPPPPPPPPP/R4K3R w KQkq - 0 1", 4),
+            P("castling: archbishop a4 covers e8 (black O-O-O illegal), archbishop h3 covers g1/i1 (white O-O illegal)",
+              "r4k3r/pp4pppp/10/10/A9/7a2/PPPP2PPPP/R4K3R w KQkq - 0 1", 4),
+            P("promotions to A/C/Q/R/B/N incl. promotion captures",
+              "r1n1k5/1P6P1/10/10/10/10/1p6p1/R1N1K5 w - - 0 1", 4),
+            P("en passant on a 10-file board",
+              "rnabqkbcnr/pp1ppppppp/10/10/2pP6/10/PPP1PPPPPP/RNABQKBCNR b KQkq d3 0 3", 4),
+            P("cutechess 'goth2' (gothic setup played under capablanca rules)",
+              "r1b1c2rk1/p4a1ppp/1ppq2pn2/3p1p4/3A1Pn3/1PN3PN2/P1PQP1BPPP/3RC2RK1 w - - 0 1", 4,
+              {4: 7917813}, CC),
+            P("cutechess 'goth3'",
+              "r1b2k2nr/p1ppq1ppbp/n1Pcpa2p1/5p4/5P4/1p1PBCPN2/PP1QP1BPPP/RN3KA2R w KQkq - 0 1", 4,
+              {4: 4869569}, CC),
+            P("random middlegame (seeded playout)",
+              "rna1qk3r/Bppp1pn1pp/6pc2/4p1bpQb/5P4/NA7N/PPPPP1PPP1/R2B1K1C1R w KQkq - 5 9", 4),
+        ],
+    },
+    "grand": {
+        "cli": "grand", "py": "grand", "ini": None, "pc": None,
+        "positions": [
+            P("start position (d5 = 959883584 is left out: too deep for a unit test)",
+              "r8r/1nbqkcabn1/pppppppppp/10/10/10/10/PPPPPPPPPP/1NBQKCABN1/R8R w - - 0 1", 4,
+              {3: 259514, 4: 15921643, 5: 959883584}, CC),
+            P("cutechess 'grand endgame1' (optional promotion on rank 8/9, no pieces captured yet)",
+              "10/4k5/6P3/10/10/10/10/10/1p2K5/10 w - - 0 1", 5,
+              {1: 15, 2: 165, 3: 2446}, CC),
+            P("promotion limited to captured types; pawn on rank 9 with R/N available",
+              "r3k4r/1P2cab3/7P2/2n1P5/10/10/10/6p3/2p5K1/R1BQCABN2 w - - 0 1", 4),
+            P("same, black to move (mandatory promotion on rank 1 only to q/b/n)",
+              "r3k4r/1P2cab3/7P2/2n1P5/10/10/10/6p3/2p5K1/R1BQCABN2 b - - 0 1", 4),
+            P("all promotion types exhausted: pawn on rank 9 is frozen, rank 8 pawn may not promote",
+              "r3k4r/1nbq1cabnP/6P3/10/10/10/10/10/1NBQKCABN1/R8R w - - 0 1", 3),
+            P("double step only from rank 3, e.p. capture available (e4)",
+              "r8r/1nbqkcabn1/ppppp1pppp/10/10/4Pp4/10/PPPP1PPPPP/1NBQKCABN1/R8R b - e4 0 3", 4),
+            P("random middlegame (seeded playout)",
+              "rb2r5/2q1kcab2/pp1p1ppppp/n9/2p1pP1n2/10/3P6/PPP1P1PPPP/1NBQ1C2N1/2R2K1ABR w - - 1 11", 3),
+        ],
+    },
+    "shatranj": {
+        "cli": "shatranj", "py": "shatranj", "ini": None, "pc": None,
+        "positions": [
+            P("start position", "rnbkqbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBKQBNR w - - 0 1", 6,
+              {4: 68122, 5: 1164248, 6: 19864709}, CC),
+            P("random middlegame (seeded playout)",
+              "r1bkqr2/pppN1ppp/4p1nb/1N3n2/8/2P1B1P1/PP1PPP1P/R2KQB1R w - - 5 13", 5),
+            P("random middlegame 2 (seeded playout)",
+              "rnb1q1r1/ppp1kppp/1n1p2Pb/4p3/4N2P/2P4R/PP1PPP2/R1BKQBN1 w - - 1 13", 5),
+            P("promotion to ferz only (both colours), incl. promotion capture",
+              "r2k4/1P6/8/8/8/8/6p1/3K3R w - - 0 1", 5),
+            P("bare king to move, opponent K+R: king can capture the rook (game goes on)",
+              "8/4k3/5R2/8/4K3/8/8/8 b - - 0 1", 5),
+            P("bare king NOT to move, opponent K+R to move: game over (0 moves)",
+              "8/4k3/5R2/8/4K3/8/8/8 w - - 0 1", 3),
+            P("bare king to move, cannot capture: every reply ends the game (perft 2 = 0)",
+              "8/3k4/5R2/8/4K3/8/8/8 b - - 0 1", 3),
+            P("bare king to move, opponent has K+2: game over (0 moves)",
+              "8/4k3/5R2/8/4K3/2P5/8/8 b - - 0 1", 3),
+            P("both kings bare: no rule ends it, perft continues",
+              "8/8/5k2/8/4K3/8/8/8 w - - 0 1", 5),
+            P("capturing the last black man bares the king against K+R+P",
+              "4k3/8/8/8/8/8/3q1R1P/3K4 w - - 0 1", 5),
+            P("stalemate at the root", "8/8/8/8/8/8/5KQk/8 b - - 0 1", 2),
+        ],
+    },
+    "courier": {
+        "cli": "courier", "py": "courier", "ini": None, "pc": None,
+        "positions": [
+            P("start position (FSF traditional setup)",
+              "rnebmk1wbenr/1ppppp1pppp1/6f5/p5p4p/P5P4P/6F5/1PPPPP1PPPP1/RNEBMK1WBENR w - - 0 1", 5,
+              {4: 500337, 5: 14144849}, CC),
+            P("cutechess 'courier startpos' (all pawns on rank 2)",
+              "rnebmkfwbenr/pppppppppppp/12/12/12/12/PPPPPPPPPPPP/RNEBMKFWBENR w - - 0 1", 5,
+              {4: 180571, 5: 4139349}, CC),
+            P("random middlegame (seeded playout)",
+              "rnebm1kwben1/1p2pp1pppp1/2p9/p2prP5p/P5p4P/N3EPF5/1PPPP2PPPPR/R2BMK1WBEN1 w - - 2 13", 4),
+            P("random middlegame 2 (seeded playout)",
+              "2eb1k1wb1nr/1ppmpp1pp1p1/r2p3e1p2/p4fp4p/Pn3PP4P/1PN3FP3N/2PPPK2PPP1/R1EBM2WBE2 w - - 1 13", 4),
+            P("promotion to fers only, incl. promotion capture",
+              "r4k6/1P10/12/12/12/12/10p1/5K5R w - - 0 1", 5),
+            P("bare black king to move vs K+W (cutechess 'ongoing')",
+              "12/4k7/5W6/12/4K7/12/12/12 b - - 0 1", 5),
+            P("bare black king, white to move: game over",
+              "12/4k7/5W6/12/4K7/12/12/12 w - - 0 1", 3),
+            P("bare black king to move vs K+W+E: game over",
+              "12/4k7/5W6/12/4K7/11E/12/12 b - - 0 1", 3),
+        ],
+    },
+    "antichess": {
+        "cli": "antichess", "py": "antichess", "ini": None, "pc": "antichess",
+        "positions": [
+            P("start position", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1", 6,
+              {4: 153299, 5: 2732672, 6: 46264162}, CC),
+            P("cutechess 'suicide endgame1' (same move rules)", "8/2b5/8/3B4/8/8/2P5/8 b - - 0 1", 6,
+              {5: 116051, 6: 1218696}, CC),
+            P("cutechess 'suicide endgame2': all lines end by extinction (perft 4 = 0)",
+              "8/1kKP4/8/8/8/8/8/6n1 b - - 0 1", 5, {3: 5, 4: 0}, CC),
+            P("cutechess 'suicide endgame3'", "8/k1KP4/8/8/8/8/8/6n1 b - - 0 1", 7,
+              {7: 2891980}, CC),
+            P("forced capture with promotion to K/Q/R/B/N", "1n6/P7/8/8/8/8/7p/6N1 w - - 0 1", 6),
+            P("forced en passant capture", "rnbqkbnr/ppp1pppp/8/8/3pP3/8/PPPP1PPP/RNBQKBNR b - e3 0 1", 5),
+            P("opponent (side not to move) has no pieces: game over, 0 moves",
+              "8/8/8/8/8/8/P7/8 w - - 0 1", 2),
+            P("side to move has no legal move (blocked pawn): 0 moves",
+              "8/8/8/8/8/p7/P7/8 w - - 0 1", 2),
+            P("symmetrical opening position, forced captures",
+              "r1bqkb1r/pp1p1ppp/2n2n2/2p1p3/4P3/2N2N2/PPPP1PPP/R1BQKB1R w - - 0 1", 5),
+        ],
+    },
+    "losalamos": {
+        "cli": "losalamos", "py": "losalamos", "ini": None, "pc": None,
+        "positions": [
+            P("start position", "rnqknr/pppppp/6/6/PPPPPP/RNQKNR w - - 0 1", 6,
+              {4: 14332, 5: 191846, 6: 2549164}, CC),
+            P("cutechess 'losalamos promotion'", "6/2P3/6/1K1k2/6/6 w - - 0 1", 6,
+              {4: 3117, 5: 39171, 6: 187431}, CC),
+            P("promotion (Q/R/N only) with capture, both colours", "rn1k2/1P4/6/6/4p1/2K1NR w - - 0 1", 5),
+            P("random middlegame (seeded playout)", "1n2nr/ppqp1p/1Npkp1/P5/1PPPPP/RNQK1R w - - 3 8", 5),
+            P("random middlegame 2 (seeded playout)", "r2kn1/pqppp1/np3r/4PP/PPPP2/RQ1K1R w - - 2 8", 5),
+        ],
+    },
+    "gardner": {
+        "cli": "gardner", "py": "gardner", "ini": None, "pc": None,
+        "positions": [
+            P("start position", "rnbqk/ppppp/5/PPPPP/RNBQK w - - 0 1", 7),
+            P("promotion to Q/R/B/N, both colours", "2k2/P4/5/4p/2K2 w - - 0 1", 6),
+            P("random middlegame (seeded playout)", "r2qk/2pbp/p1p1B/PPP2/RN1QK w - - 1 6", 5),
+            P("random middlegame 2 (seeded playout)", "rnb1k/pp3/2Np1/PPP1P/R1BQK w - - 0 6", 5),
+        ],
+    },
+    "berolina": {
+        "cli": None, "py": "berolina", "ini": None, "pc": None,
+        "positions": [
+            P("start position (pyffish only; cutechess publishes d4 882717, d5 29119802)",
+              "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 4,
+              {4: 882717, 5: 29119802}, CC),
+            P("cutechess 'berolina1'", "3k1r2/1pp3p1/3P2p1/PR4p1/6p1/2P2Pn1/b3r1BP/3KN3 b - - 1 26", 3,
+              {4: 909365}, CC),
+            P("diagonal double steps past an enemy pawn: e.p. arises inside the tree",
+              "rnbqkbnr/pppp1ppp/8/8/3p4/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 3),
+            P("promotion: diagonal non-capturing step or straight capture onto the last rank",
+              "1n2k3/1P6/8/8/8/8/6p1/4K1N1 w - - 0 1", 4),
+            P("random middlegame, white in check (seeded playout)",
+              "rnbq1b1r/pp1k1ppp/2pp1p2/3Q4/P1P5/4PnPP/1P2P2P/RNB1KBR1 w Q - 0 9", 4),
+            P("random middlegame (seeded playout)",
+              "rn1qkbnr/p3ppp1/p2pp1p1/3P4/b1P2P2/N5PP/1P1PP3/R1BQKBNR w KQkq - 0 9", 3),
+        ],
+    },
+    "kinglet": {
+        # The seed's kinglet: FSF `kinglet` but promotion to N/B/R/Q (not to king).
+        "cli": "kingletfile", "py": "kingletfile", "ini": KINGLET_INI, "pc": None,
+        "positions": [
+            P("start position (identical to FSF built-in kinglet until a promotion can occur)",
+              "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 5,
+              {4: 197742, 5: 4897256}, CC + " (built-in kinglet; no promotion is reachable by ply 5)"),
+            P("promoting the last pawn ends the game (the promoter loses): no replies",
+              "4k3/1P5p/8/8/8/8/8/4K3 w - - 0 1", 5),
+            P("capturing the last enemy pawn ends the game",
+              "4k3/8/8/3p4/4P3/8/8/4K3 w - - 0 1", 5),
+            P("no kings at all (cutechess 'kinglet two'): single line until white promotes its last pawn at ply 9, "
+              "which ends the game (perft 10 = 0)",
+              "8/8/6p1/8/8/4P3/8/8 w - - 0 1", 10),
+            P("promotion to N/B/R/Q while another pawn remains (built-in FSF kinglet would promote to K only)",
+              "4k3/1P5p/8/8/8/8/P7/4K3 w - - 0 1", 5),
+            P("white has no pawns: game over at the root", "2k5/1pp3R1/6p1/r7/8/4K3/8/8 w - - 0 1", 2),
+            P("black has no men at all: game over at the root", "8/8/4P3/2Q5/1P6/1P6/8/8 b - - 0 1", 2),
+            P("non-royal king castles out of, through and into attack; kings can be captured",
+              "r3k2r/p1pp1ppp/8/8/8/8/P1PP1PpP/R3K2R w KQkq - 0 1", 4),
+            P("random middlegame (seeded playout)",
+              "rn2kbnr/ppp1p1p1/5p2/3p3p/P7/N1P1PPPb/1P1Pq2P/R1B1K1NR w kq - 1 11", 4),
+        ],
+    },
+    "pocketknight": {
+        "cli": "pocketknight", "py": "pocketknight", "ini": None, "pc": None,
+        "positions": [
+            P("start position", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[Nn] w KQkq - 0 1", 5,
+              {4: 3071267, 5: 99614985, 6: 3228439195}, CC),
+            P("check blocked by a knight drop", "4k3/8/8/8/8/8/8/4R1K1[n] b - - 0 1", 5),
+            P("only white holds a knight", "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR[N] w KQkq - 0 2", 4),
+            P("e.p. with both knights in hand", "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR[Nn] w KQkq f6 0 3", 4),
+            P("castling with drops possible on the transit squares",
+              "r3k2r/pppq1ppp/2np1n2/2b1p3/2B1P3/2NP1N2/PPPQ1PPP/R3K2R[Nn] w KQkq - 0 1", 3),
+            P("promotions with knights in hand (captures do not go to hand)",
+              "r3k3/1P6/8/8/8/8/6p1/4K2R[Nn] w - - 0 1", 4),
+            P("empty pockets written as []",
+              "r1bqkb1r/p1pp2pp/2nn1n2/1p2Np2/6Q1/2N1P1P1/PPPP1P1P/R1B1KBNR[] w KQkq - 0 8", 4),
+        ],
+    },
+}
+
+
+# ---------------------------------------------------------------------------
+# Oracle: Fairy-Stockfish CLI
+# ---------------------------------------------------------------------------
+class CliError(RuntimeError):
+    pass
+
+
+def cli_run(variant, fen, depths, ini_path=None):
+    """Run `go perft d` for each d in depths in one engine process.
+
+    Returns ([nodes for each depth], {move: count} of the last depth)."""
+    cmds = ["uci"]
+    if ini_path:
+        cmds += [f"setoption name VariantPath value {ini_path}", "uci"]
+    cmds += [f"setoption name UCI_Variant value {variant}", f"position fen {fen}"]
+    cmds += [f"go perft {d}" for d in depths]
+    proc = subprocess.run([FSF_CLI], input="\n".join(cmds) + "\n",
+                          capture_output=True, text=True, timeout=3600)
+    out = proc.stdout
+    combos = [l for l in out.splitlines() if l.startswith("option name UCI_Variant")]
+    if not combos or f" var {variant} " not in combos[-1] + " ":
+        raise CliError(f"FSF CLI does not know variant {variant!r}")
+    totals = [int(x) for x in re.findall(r"^Nodes searched: (\d+)", out, re.M)]
+    if len(totals) != len(depths):
+        raise CliError(f"FSF CLI output incomplete for {variant} {fen}:\n{out[-2000:]}\n{proc.stderr}")
+    # divide (per-move counts) of the last `go perft`: the lines between the last two totals
+    segments = re.split(r"^Nodes searched: \d+$", out, flags=re.M)
+    divide = {}
+    for line in segments[-2].splitlines():
+        m = re.match(r"^(\S+): (\d+)$", line)
+        if m:
+            divide[m.group(1)] = int(m.group(2))
+    return totals, divide
+
+
+# ---------------------------------------------------------------------------
+# Oracle: pyffish
+# ---------------------------------------------------------------------------
+_PY_STATE = {}
+
+
+def _py_init(ini):
+    import pyffish as sf
+    if ini and not _PY_STATE.get("ini_loaded"):
+        sf.load_variant_config(ini)
+        _PY_STATE["ini_loaded"] = True
+    _PY_STATE["sf"] = sf
+
+
+def _py_perft(variant, fen, depth):
+    sf = _PY_STATE["sf"]
+    if depth == 0:
+        return 1
+    moves = sf.legal_moves(variant, fen, [])
+    if depth == 1:
+        return len(moves)
+    if depth == 2:
+        return sum(len(sf.legal_moves(variant, fen, [m])) for m in moves)
+    return sum(_py_perft(variant, sf.get_fen(variant, fen, [m]), depth - 1) for m in moves)
+
+
+def _py_child(args):
+    variant, fen, move, depth, ini = args
+    _py_init(ini)
+    sf = _PY_STATE["sf"]
+    if depth == 1:
+        return move, len(sf.legal_moves(variant, fen, [move]))
+    return move, _py_perft(variant, sf.get_fen(variant, fen, [move]), depth)
+
+
+def py_divide(variant, fen, depth, ini=None, pool=None):
+    """pyffish perft split by root move: {move: perft(child, depth-1)}."""
+    _py_init(ini)
+    sf = _PY_STATE["sf"]
+    moves = sf.legal_moves(variant, fen, [])
+    if depth == 1:
+        return {m: 1 for m in moves}
+    jobs = [(variant, fen, m, depth - 1, ini) for m in moves]
+    if pool is not None and depth >= 4:
+        return dict(pool.map(_py_child, jobs, chunksize=1))
+    return dict(map(_py_child, jobs))
+
+
+def py_perft(variant, fen, depth, ini=None, pool=None):
+    if depth == 0:
+        return 1
+    return sum(py_divide(variant, fen, depth, ini, pool).values())
+
+
+# ---------------------------------------------------------------------------
+# Oracle: python-chess
+# ---------------------------------------------------------------------------
+def pc_board(kind, fen):
+    import chess
+    import chess.variant
+    if kind == "chess":
+        return chess.Board(fen)
+    if kind == "antichess":
+        return chess.variant.AntichessBoard(fen)
+    raise ValueError(kind)
+
+
+def _pc_perft(board, depth):
+    if depth == 0:
+        return 1
+    if depth == 1:
+        return board.legal_moves.count()
+    n = 0
+    for m in list(board.legal_moves):
+        board.push(m)
+        n += _pc_perft(board, depth - 1)
+        board.pop()
+    return n
+
+
+def pc_perft(kind, fen, depth):
+    return _pc_perft(pc_board(kind, fen), depth)
+
+
+# ---------------------------------------------------------------------------
+def versions():
+    v = {}
+    try:
+        out = subprocess.run([FSF_CLI], input="quit\n", capture_output=True, text=True).stdout
+        v["FSF-CLI"] = out.splitlines()[0].strip()
+    except Exception as e:  # pragma: no cover
+        v["FSF-CLI"] = f"unavailable ({e})"
+    try:
+        import pyffish as sf
+        v["pyffish"] = "pyffish " + ".".join(map(str, sf.version()))
+    except Exception as e:  # pragma: no cover
+        v["pyffish"] = f"unavailable ({e})"
+    try:
+        import chess
+        v["python-chess"] = "python-chess " + chess.__version__
+    except Exception as e:  # pragma: no cover
+        v["python-chess"] = f"unavailable ({e})"
+    return v
+
+
+class Disagreement(RuntimeError):
+    pass
+
+
+def compute_variant(name, spec, pool, log):
+    ini_path = None
+    if spec["ini"]:
+        fd, ini_path = tempfile.mkstemp(suffix=".ini", prefix="fz_perft_")
+        with os.fdopen(fd, "w") as f:
+            f.write(spec["ini"])
+    results = []
+    try:
+        for pos in spec["positions"]:
+            t0 = time.time()
+            fen, D = pos["fen"], pos["depth"]
+            depths = list(range(1, D + 1))
+            per = {d: {} for d in depths}      # depth -> {oracle: value}
+            primary = {}
+            if spec["cli"]:
+                totals, _ = cli_run(spec["cli"], fen, depths, ini_path)
+                for d, n in zip(depths, totals):
+                    per[d]["FSF-CLI"] = n
+                    primary[d] = ("FSF-CLI", n)
+            # pyffish
+            for d in depths:
+                if spec["cli"] and (primary[d][1] > PYFFISH_BUDGET and d > 1):
+                    break
+                n = py_perft(spec["py"], fen, d, spec["ini"], pool)
+                per[d]["pyffish"] = n
+                if d not in primary:
+                    primary[d] = ("pyffish", n)
+            # python-chess
+            if spec["pc"]:
+                for d in depths:
+                    if primary[d][1] > PYCHESS_BUDGET and d > 1:
+                        break
+                    per[d]["python-chess"] = pc_perft(spec["pc"], fen, d)
+            # published numbers
+            for d, n in pos["pub"].items():
+                if d in per:
+                    per[d][pos["pubsrc"]] = n
+            # agreement
+            for d in depths:
+                vals = set(per[d].values())
+                if len(vals) != 1:
+                    raise Disagreement(f"{name}: {fen} depth {d}: {per[d]}")
+            extra_pub = {d: n for d, n in pos["pub"].items() if d not in per}
+            results.append((pos, per, primary, extra_pub))
+            log(f"  {name:12s} d{D} {primary[D][1]:>12,d}  {time.time() - t0:6.1f}s  {pos['label'][:60]}")
+    finally:
+        if ini_path:
+            os.unlink(ini_path)
+    return results
+
+
+def write_variant(name, spec, results, outdir, vers):
+    lines = []
+    lines.append(f"# fairyzero perft reference data: {name}")
+    lines.append("# Generated by tools/gen_perft.py from external oracles. Do not edit by hand; rerun the script.")
+    if name == "kinglet":
+        lines.append("# Rules: Fairy-Stockfish `kinglet` with `promotionPieceTypes = nbrq` (the `kingletfile` section of")
+        lines.append("#   shared/rules/variant-list.md Appendix A). FSF's built-in kinglet promotes to king only and differs.")
+    elif name == "berolina":
+        lines.append("# Rules: Fairy-Stockfish `berolina` (pyffish only: the FSF 11.1 CLI has no berolina).")
+    else:
+        lines.append(f"# Rules: Fairy-Stockfish built-in `{spec['cli'] or spec['py']}`.")
+    lines.append("# Oracles: " + "; ".join(f"{k} = {v}" for k, v in vers.items()))
+    lines.append("#   FSF-CLI: `go perft N`; pyffish: recursive perft over legal_moves/get_fen;")
+    lines.append("#   python-chess: push/pop perft; 'cutechess'/'CPW': published numbers, compared only.")
+    lines.append("# Each 'perft' line is preceded by a comment naming the oracle that produced it ('from')")
+    lines.append("#   and the oracles that reproduced it ('= ...'). All oracles that were run agreed.")
+    lines.append("# Semantics: positions ended by a variant rule (extinction, bare king, no pawns left) have no moves;")
+    lines.append("#   the 50-move rule and repetition are ignored. See docs/reference-variants.md.")
+    lines.append(f"variant {name}")
+    total = 0
+    for pos, per, primary, extra_pub in results:
+        lines.append("#")
+        lines.append(f"# position: {pos['label']}")
+        lines.append(f"fen {pos['fen']}")
+        for d in sorted(per):
+            src, n = primary[d]
+            others = [k for k in per[d] if k != src]
+            c = f"# d{d} from {src}"
+            if others:
+                c += " = " + " = ".join(others)
+            lines.append(c)
+            lines.append(f"perft {d} {n}")
+            total += 1
+        for d, n in sorted(extra_pub.items()):
+            lines.append(f"# (not stored) {pos['pubsrc']} publishes perft {d} = {n}")
+    path = os.path.join(outdir, f"{name}.perft")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return path, len(results), total
+
+
+def cmd_divide(args):
+    variant, fen, depth = args.variant, args.fen, args.depth
+    spec = VARIANTS.get(variant, {"cli": variant, "py": variant, "ini": None})
+    depth = int(depth)
+    if spec["cli"]:
+        ini_path = None
+        if spec["ini"]:
+            fd, ini_path = tempfile.mkstemp(suffix=".ini")
+            with os.fdopen(fd, "w") as f:
+                f.write(spec["ini"])
+        totals, div = cli_run(spec["cli"], fen, [depth], ini_path)
+        if ini_path:
+            os.unlink(ini_path)
+        src = "FSF-CLI"
+    else:
+        div = py_divide(spec["py"], fen, depth, spec["ini"])
+        totals = [sum(div.values())]
+        src = "pyffish"
+    for m in sorted(div):
+        print(f"{m}: {div[m]}")
+    print(f"total {totals[0]} ({src})")
+
+
+def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "divide":
+        ap = argparse.ArgumentParser(prog="gen_perft.py divide")
+        ap.add_argument("cmd")
+        ap.add_argument("variant")
+        ap.add_argument("fen")
+        ap.add_argument("depth")
+        cmd_divide(ap.parse_args())
+        return 0
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap.add_argument("variants", nargs="*", help="subset of: " + " ".join(VARIANTS))
+    ap.add_argument("--out", default=os.path.join(here, "..", "rules", "tests", "data"))
+    ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
+    args = ap.parse_args()
+    names = args.variants or list(VARIANTS)
+    for n in names:
+        if n not in VARIANTS:
+            ap.error(f"unknown variant {n}")
+    os.makedirs(args.out, exist_ok=True)
+    vers = versions()
+    t_start = time.time()
+    ctx = mp.get_context("fork")
+    failures = []
+    summary = []
+    with ctx.Pool(args.jobs) as pool:
+        for n in names:
+            t0 = time.time()
+            try:
+                res = compute_variant(n, VARIANTS[n], pool, lambda s: print(s, flush=True))
+            except (Disagreement, CliError) as e:
+                print(f"ERROR {e}", file=sys.stderr, flush=True)
+                failures.append(n)
+                continue
+            path, npos, nlines = write_variant(n, VARIANTS[n], res, args.out, vers)
+            summary.append((n, npos, nlines, time.time() - t0, path))
+    print()
+    for n, npos, nlines, dt, path in summary:
+        print(f"{n:12s} {npos:3d} positions {nlines:4d} perft lines {dt:7.1f}s  {os.path.relpath(path)}")
+    print(f"total {time.time() - t_start:.1f}s")
+    if failures:
+        print("FAILED (oracles disagree or CLI error): " + ", ".join(failures), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
