@@ -1,0 +1,87 @@
+# fairyzero developer entry points.
+#
+#   make train   the main job (builds in release first)
+#   make test    the whole test suite (what CI runs, via .ci/run)
+#
+# Both install whatever is missing (the libtorch venv, then the build) and are safe to re-run.
+# See docs/setup.md for what they do and the variables that can be overridden.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+TORCH_VERSION := 2.13.0
+# Where the venv with torch lives; outside the repo so that clones share it.
+FAIRYZERO_TORCH_VENV ?= $(HOME)/.cache/fairyzero/torch-$(TORCH_VERSION)
+export FAIRYZERO_TORCH_VENV TORCH_VERSION
+
+# torch-sys's build script runs the venv's `python` to find libtorch and its C++ ABI.
+export LIBTORCH_USE_PYTORCH := 1
+export VIRTUAL_ENV := $(FAIRYZERO_TORCH_VENV)
+export PATH := $(VIRTUAL_ENV)/bin:$(PATH)
+
+# libtorch's shared libraries inside the venv (a shell expression: the venv may not exist yet
+# when make reads this file).
+TORCH_LIB_DIR = $$(echo $(VIRTUAL_ENV)/lib/python3*/site-packages/torch/lib)
+
+CARGO ?= cargo
+TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
+BIN := $(TARGET_DIR)/release/fairyzero
+
+# The main job run by `make train`. Training does not exist yet, so this runs the best
+# end-to-end demo so far; switch this one line when it does, e.g.
+#   MAIN_JOB = $(BIN) train --config configs/runs/<run>.toml
+MAIN_JOB = $(BIN) perft --variant chess --depth 5
+
+# The test suite, in the dev/test profile: from scratch it builds about 3x faster than
+# `--release` (no thin LTO of tch's bindings into every test binary), and the rules crate is
+# optimised in test builds anyway (see Cargo.toml). The price is a second torch-sys C++ compile
+# (once per target dir) when both `make train` and `make test` are used.
+TEST_CMD = $(CARGO) test --workspace
+
+.PHONY: help setup build train test lint env
+
+help:
+	@echo "make train   run the main job (currently: $(MAIN_JOB))"
+	@echo "make test    run the whole test suite"
+	@echo "make build   build target/release/fairyzero"
+	@echo "make setup   create the libtorch venv at $(FAIRYZERO_TORCH_VENV) if missing"
+	@echo "make lint    rustfmt --check and clippy"
+	@echo 'make env     print the exports that plain `cargo` needs: eval "$$(make -s env)"'
+
+# Installs torch into the venv (once), and throws away a torch-sys build made against another
+# venv: torch-sys's build script does not notice when VIRTUAL_ENV changes, so the binary would
+# keep a RUNPATH into the old venv.
+setup:
+	@scripts/setup-torch.sh
+	@stamp=$(TARGET_DIR)/.torch-venv; \
+	if [[ -f $$stamp && "$$(cat $$stamp)" != "$(VIRTUAL_ENV)" ]]; then \
+	    echo "torch venv changed ($$(cat $$stamp) -> $(VIRTUAL_ENV)): rebuilding torch-sys" >&2; \
+	    $(CARGO) clean --quiet -p torch-sys; \
+	    $(CARGO) clean --quiet -p torch-sys --release; \
+	fi; \
+	mkdir -p $(TARGET_DIR); echo "$(VIRTUAL_ENV)" > $$stamp
+
+build: setup
+	$(CARGO) build --release --bin fairyzero
+
+train: build
+	$(MAIN_JOB)
+
+# LD_LIBRARY_PATH is a safety net for test binaries of crates without a torch build.rs: with
+# `--workspace` cargo unifies features, so a crate that depends on fairyzero-model with
+# `default-features = false` (selfplay, evaluator) still gets the torch-enabled model and its
+# tests can end up linked to libtorch. The `fairyzero` binary itself is tested without it
+# (cli/tests/cli.rs removes LD_LIBRARY_PATH), so its RUNPATH stays checked.
+test: setup
+	LD_LIBRARY_PATH="$(TORCH_LIB_DIR)$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH}" $(TEST_CMD)
+
+lint: setup
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy --workspace --all-targets --release -- -D warnings
+
+env:
+	@echo 'export LIBTORCH_USE_PYTORCH=1'
+	@echo 'export VIRTUAL_ENV="$(VIRTUAL_ENV)"'
+	@echo 'export PATH="$(VIRTUAL_ENV)/bin:$$PATH"'
+	@echo "export LD_LIBRARY_PATH=\"$(TORCH_LIB_DIR)\$${LD_LIBRARY_PATH:+:\$$LD_LIBRARY_PATH}\""
