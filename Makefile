@@ -78,7 +78,7 @@ test: setup
 
 lint: setup
 	$(CARGO) fmt --all --check
-	$(CARGO) clippy --workspace --all-targets --release -- -D warnings
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
 env:
 	@echo 'export LIBTORCH_USE_PYTORCH=1'

@@ -1,1 +1,46 @@
-//! fairyzero-selfplay: filled in by a later issue (see the issue tracker).
+//! fairyzero-selfplay: Monte Carlo tree search, many self-play games at once with batched
+//! network evaluation, and the game records they produce.
+//!
+//! - [`search`]: PUCT (AlphaZero) and Gumbel AlphaZero over one game, driven step by step so
+//!   that the leaves of many games share one evaluator batch; tree reuse between moves.
+//! - [`runner`]: `threads` workers, each driving many [`game::SelfPlayGame`]s and calling the
+//!   blocking [`Evaluator`](fairyzero_model::evaluator::Evaluator) with one batch at a time.
+//! - [`analyse`]: one position at a time with node/time limits and a stop flag.
+//! - [`record`]: versioned, compressed, atomically written chunk files; replay rebuilds the
+//!   training positions. [`export`] prints games and exports PGN.
+//! - [`config`]: the `[selfplay]` section of a run configuration.
+//! - [`bench`]: the evaluator's raw throughput, the reference for self-play's.
+//!
+//! The crate has no libtorch dependency: the network comes in through the `Evaluator` trait,
+//! and the tests use `MockEvaluator`.
+//!
+//! ```
+//! use fairyzero_model::evaluator::MockEvaluator;
+//! use fairyzero_rules::{Position, Variant};
+//! use fairyzero_selfplay::analyse::{Analyzer, Limits};
+//! use fairyzero_selfplay::search::SearchParams;
+//! use std::sync::atomic::AtomicBool;
+//!
+//! let pos = Position::from_fen(Variant::load("chess").unwrap(), "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1").unwrap();
+//! let mock = MockEvaluator::uniform();
+//! let mut analyzer = Analyzer::new(pos, SearchParams::puct(), &mock);
+//! let analysis = analyzer.go(&Limits { nodes: 300, time: None }, &AtomicBool::new(false));
+//! assert_eq!(analysis.best.as_deref(), Some("a1a8"));
+//! ```
+
+pub mod analyse;
+pub mod bench;
+pub mod config;
+pub mod export;
+pub mod game;
+pub mod gumbel;
+pub mod progress;
+pub mod record;
+pub mod runner;
+pub mod search;
+pub mod tree;
+
+pub use config::{SearchKind, SelfPlayConfig};
+pub use record::{GameRecord, MoveRecord};
+pub use runner::{run_selfplay, RunOptions, Summary};
+pub use search::{Search, SearchOptions, SearchParams};

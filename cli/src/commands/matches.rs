@@ -1,0 +1,312 @@
+//! `fairyzero match` (ad-hoc matches between two players) and `fairyzero rank` (ratings of a
+//! run from all its stored games). The library side is the `fairyzero-evaluator` crate.
+//!
+//! `match` prints a summary and, as its last line, exactly
+//! `result W D L score S ci LO HI`: A's wins, draws and losses, A's score in 0..1 and its 95%
+//! Wilson interval. `rank` writes `ranking.md`, `ranking.json` and `ranking.png` into the run
+//! directory and prints the table.
+
+use std::{
+    path::{Path, PathBuf},
+    sync::Arc,
+};
+
+use anyhow::{bail, Context, Result};
+use fairyzero_evaluator::{
+    rank_run, run_match, run_sprt_match, Adjudication, CheckpointLoader, CiMethod, Contestant, GameRecord,
+    LoadedCheckpoint, MatchOptions, PlayerSpec, RatingOptions, ResultStore, SearchKind, SearchPlayerConfig, SprtParams,
+};
+use fairyzero_model::{TorchEvaluator, TorchEvaluatorOptions};
+use fairyzero_rules::Variant;
+
+#[derive(Debug, clap::Args)]
+pub struct MatchArgs {
+    /// Player A: random, greedy[:values=SOURCE], alphabeta:DEPTH[:nodes=N][:values=SOURCE],
+    /// alphabeta:nodes=N, or a checkpoint directory with an optional search budget, PATH@SIMS
+    pub a: String,
+
+    /// Player B (same forms as A)
+    pub b: String,
+
+    /// Variant: a built-in name or a path to a TOML file
+    #[arg(long)]
+    pub variant: String,
+
+    /// Games to play; each opening is played twice, colours swapped
+    #[arg(long, default_value_t = 100)]
+    pub games: usize,
+
+    /// Random plies of each opening (after the setup phase, which is always sampled)
+    #[arg(long, default_value_t = 4)]
+    pub plies: u32,
+
+    /// Seed of the openings and of the players' random choices
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+
+    /// Plies of play after the opening before adjudication (default: the variant's move cap)
+    #[arg(long)]
+    pub move_cap: Option<u32>,
+
+    /// Result of a game that reaches the move cap: draw, or material (more material wins)
+    #[arg(long, default_value = "draw")]
+    pub adjudicate: Adjudication,
+
+    /// Games played in parallel (default: one per core)
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+
+    /// Search of checkpoint players: gumbel or puct
+    #[arg(long, default_value = "gumbel", value_parser = ["gumbel", "puct"])]
+    pub search: String,
+
+    /// Append the games to the results store of this run directory (DIR/matches/)
+    #[arg(long, value_name = "DIR")]
+    pub run: Option<PathBuf>,
+
+    /// Stop early when the SPRT decides: ELO0,ELO1[,ALPHA,BETA] (A against B; default 5% each)
+    #[arg(long, value_name = "ELO0,ELO1[,ALPHA,BETA]")]
+    pub sprt: Option<String>,
+
+    /// Do not store the moves of every game in the results
+    #[arg(long)]
+    pub no_moves: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct RankArgs {
+    /// Run directory (reads DIR/matches/*.jsonl, writes DIR/ranking.{md,json,png})
+    #[arg(long, value_name = "DIR")]
+    pub run: PathBuf,
+
+    /// Bootstrap resamples for the confidence intervals
+    #[arg(long, default_value_t = 1000)]
+    pub bootstrap: usize,
+
+    /// Intervals from the likelihood (normal approximation) instead of the bootstrap
+    #[arg(long)]
+    pub likelihood: bool,
+
+    /// The player rated 0 Elo (default: random if it played, else the mean is 0)
+    #[arg(long)]
+    pub anchor: Option<String>,
+
+    /// Seed of the bootstrap
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+}
+
+/// Loads checkpoints with libtorch for the evaluator crate (which does not link it).
+struct TorchLoader {
+    threads: Option<usize>,
+}
+
+impl CheckpointLoader for TorchLoader {
+    fn load(&self, path: &Path, variant: &Arc<Variant>) -> Result<LoadedCheckpoint, String> {
+        if !path.is_dir() {
+            return Err(
+                "no such checkpoint directory (players are random, greedy, alphabeta:DEPTH or a checkpoint directory)"
+                    .into(),
+            );
+        }
+        let options = TorchEvaluatorOptions { threads: self.threads, ..TorchEvaluatorOptions::default() };
+        let device = fairyzero_model::default_device();
+        let eval = TorchEvaluator::from_checkpoint(path, Arc::clone(variant), None, device, options)
+            .map_err(|e| e.to_string())?;
+        Ok(LoadedCheckpoint { evaluator: Arc::new(eval), step: None })
+    }
+}
+
+/// Parses a player; a checkpoint inside `run` is named relative to it, as `rank` expects.
+fn contestant(
+    text: &str,
+    variant: &Arc<Variant>,
+    search: &SearchPlayerConfig,
+    run: Option<&Path>,
+) -> Result<Contestant> {
+    let spec = PlayerSpec::parse(text)?;
+    let loader = TorchLoader { threads: Some(1) };
+    let contestant = spec.contestant(variant, Some(&loader), search)?;
+    if let (PlayerSpec::Checkpoint { path, simulations }, Some(run)) = (&spec, run) {
+        if let Ok(relative) = path.strip_prefix(run) {
+            let name = PlayerSpec::Checkpoint { path: relative.to_path_buf(), simulations: *simulations }.to_string();
+            return Ok(contestant.renamed(name));
+        }
+    }
+    Ok(contestant)
+}
+
+fn parse_sprt(text: &str) -> Result<SprtParams> {
+    let values: Vec<f64> = text
+        .split(',')
+        .map(|s| s.trim().parse::<f64>())
+        .collect::<Result<_, _>>()
+        .with_context(|| format!("--sprt {text:?}: expected numbers ELO0,ELO1[,ALPHA,BETA]"))?;
+    let p = match values.as_slice() {
+        [e0, e1] => SprtParams { elo0: *e0, elo1: *e1, ..SprtParams::default() },
+        [e0, e1, a, b] => SprtParams { elo0: *e0, elo1: *e1, alpha: *a, beta: *b },
+        _ => bail!("--sprt {text:?}: expected ELO0,ELO1 or ELO0,ELO1,ALPHA,BETA"),
+    };
+    if p.elo1 <= p.elo0
+        || !(0.0..0.5).contains(&p.alpha)
+        || !(0.0..0.5).contains(&p.beta)
+        || p.alpha == 0.0
+        || p.beta == 0.0
+    {
+        bail!("--sprt {text:?}: need ELO0 < ELO1 and ALPHA, BETA in (0, 0.5)");
+    }
+    Ok(p)
+}
+
+pub fn run_match_command(args: MatchArgs) -> Result<()> {
+    if args.games == 0 {
+        bail!("--games must be at least 1");
+    }
+    let variant = Variant::load(&args.variant).context("loading the variant")?;
+    let kind = if args.search == "puct" { SearchKind::Puct } else { SearchKind::Gumbel };
+    let search = SearchPlayerConfig::with_kind(kind);
+    let run = args.run.as_deref();
+    let a = contestant(&args.a, &variant, &search, run).with_context(|| format!("player A {:?}", args.a))?;
+    let mut b = contestant(&args.b, &variant, &search, run).with_context(|| format!("player B {:?}", args.b))?;
+    if b.name == a.name {
+        let name = format!("{}#2", b.name);
+        b = b.renamed(name);
+    }
+    let options = MatchOptions {
+        games: args.games,
+        random_plies: args.plies,
+        seed: args.seed,
+        move_cap: args.move_cap,
+        adjudication: args.adjudicate,
+        threads: args.threads,
+        record_moves: !args.no_moves,
+        match_id: None,
+    };
+    let sprt = args.sprt.as_deref().map(parse_sprt).transpose()?;
+    let cap = args.move_cap.unwrap_or(variant.rules.move_cap);
+    println!(
+        "match: {} vs {} on {}, up to {} games, {} random opening plies, move cap {cap} (then {}), seed {}",
+        a.name, b.name, variant.name, args.games, args.plies, args.adjudicate, args.seed
+    );
+    let bar = fairyzero_selfplay::progress::bar(args.games as u64, true);
+    let progress = |_: &GameRecord, n: usize| bar.set_position(n as u64);
+    let (report, status) = match &sprt {
+        Some(params) => {
+            let (report, status) = run_sprt_match(&variant, &a, &b, &options, params, 20, Some(&progress))?;
+            (report, Some(status))
+        }
+        None => (run_match(&variant, &a, &b, &options, Some(&progress))?, None),
+    };
+    bar.finish_and_clear();
+    if let Some(run) = run {
+        let path = ResultStore::new(run)
+            .append(&report.records, &format!("{}-vs-{}", a.name, b.name))
+            .context("storing the results")?;
+        println!("stored: {} games in {}", report.records.len(), path.display());
+    }
+    print!("{}", report.summary());
+    if let Some(s) = status {
+        let decision = match s.decision {
+            Some(d) => format!("{d:?}"),
+            None => "undecided".to_string(),
+        };
+        println!("sprt: llr {:.3} bounds [{:.3}, {:.3}] after {} games: {decision}", s.llr, s.lower, s.upper, s.games);
+    }
+    println!("{}", report.result_line());
+    Ok(())
+}
+
+pub fn run_rank_command(args: RankArgs) -> Result<()> {
+    if !args.run.is_dir() {
+        bail!("--run {}: no such run directory", args.run.display());
+    }
+    let ci = if args.likelihood { CiMethod::Likelihood } else { CiMethod::Bootstrap(args.bootstrap.max(1)) };
+    let options = RatingOptions { anchor: args.anchor.clone(), ci, seed: args.seed, ..RatingOptions::default() };
+    let ranking = rank_run(&args.run, &options).context("ranking the run")?;
+    if ranking.games == 0 {
+        tracing::warn!("no stored games under {}", ResultStore::new(&args.run).dir().display());
+    }
+    print!("{}", ranking.to_markdown());
+    println!();
+    for f in [
+        fairyzero_evaluator::ranking::RANKING_MD,
+        fairyzero_evaluator::ranking::RANKING_JSON,
+        fairyzero_evaluator::ranking::RANKING_PNG,
+    ] {
+        println!("wrote {}", args.run.join(f).display());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(clap::Parser)]
+    struct M {
+        #[command(flatten)]
+        args: MatchArgs,
+    }
+
+    #[derive(clap::Parser)]
+    struct R {
+        #[command(flatten)]
+        args: RankArgs,
+    }
+
+    #[test]
+    fn match_and_rank_end_to_end_with_a_checkpoint() {
+        let dir = std::env::temp_dir().join(format!("fairyzero-cli-match-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("checkpoints")).unwrap();
+        // An untrained tiny net saved as a checkpoint at step 7.
+        let v = Variant::load("gardner").unwrap();
+        let net = fairyzero_model::Net::new(
+            &fairyzero_model::NetConfig::tiny(),
+            Arc::clone(&v),
+            fairyzero_model::Device::Cpu,
+        );
+        let ckpt = dir.join("checkpoints/step-7");
+        fairyzero_model::checkpoint::save(&net, &ckpt, 7, None).unwrap();
+        let run = dir.to_str().unwrap();
+        let ckpt_spec = format!("{}@4", ckpt.display());
+        for (a, b, games) in [("greedy", "random", "6"), (ckpt_spec.as_str(), "random", "4"), ("greedy", "greedy", "2")]
+        {
+            let m = M::try_parse_from([
+                "match",
+                a,
+                b,
+                "--variant",
+                "gardner",
+                "--games",
+                games,
+                "--move-cap",
+                "20",
+                "--run",
+                run,
+                "--threads",
+                "2",
+            ])
+            .unwrap();
+            run_match_command(m.args).unwrap();
+        }
+        let stored = ResultStore::new(&dir).load().unwrap();
+        assert_eq!(stored.records.len(), 12);
+        assert!(stored.records.iter().any(|r| r.blue == "checkpoints/step-7@4" && r.blue_step == Some(7)));
+        assert!(stored.records.iter().any(|r| r.tan == "greedy#2"));
+        let r = R::try_parse_from(["rank", "--run", run, "--bootstrap", "50"]).unwrap();
+        run_rank_command(r.args).unwrap();
+        let json = std::fs::read_to_string(dir.join("ranking.json")).unwrap();
+        assert!(json.contains("\"step\": 7"), "{json}");
+        assert!(dir.join("ranking.png").exists() && dir.join("ranking.md").exists());
+        // Usage errors.
+        let m = M::try_parse_from(["match", "greedy", "/nonexistent/ckpt@8", "--variant", "gardner"]).unwrap();
+        let err = format!("{:#}", run_match_command(m.args).unwrap_err());
+        assert!(err.contains("no such checkpoint directory"), "{err}");
+        let m = M::try_parse_from(["match", "alphabeta", "random", "--variant", "gardner"]).unwrap();
+        assert!(run_match_command(m.args).is_err());
+        assert!(parse_sprt("10,0").is_err() && parse_sprt("0,10").is_ok() && parse_sprt("0,10,0.05,0.1").is_ok());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

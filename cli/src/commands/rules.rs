@@ -1,0 +1,132 @@
+//! Rules-engine subcommands: `variants`, `moves`, `perft`. Their output formats are relied
+//! upon by external checks (one move per line; perft's last line is `nodes N`).
+
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use fairyzero_rules::{perft, perft_divide, variant, MoveList, Position, Variant};
+
+/// Where a command starts: a variant, an optional position and moves played from it.
+#[derive(Debug, clap::Args)]
+pub struct PositionArgs {
+    /// Variant: a built-in name (see `fairyzero variants`) or a path to a TOML file
+    #[arg(long)]
+    pub variant: String,
+
+    /// Start position (position string of docs/notation.md); default: the variant's start
+    #[arg(long)]
+    pub fen: Option<String>,
+
+    /// Moves to play first, comma-separated (history counts, e.g. for repetition rules)
+    #[arg(long, value_delimiter = ',', num_args = 0..)]
+    pub moves: Vec<String>,
+
+    /// Start from the setup phase (`phase`) instead of the default array, or fix an array by
+    /// its setup plies (`set:d2=K,set:d9=CO,...`); variants with a setup phase only
+    #[arg(long, conflicts_with = "fen")]
+    pub setup: Option<String>,
+}
+
+impl PositionArgs {
+    pub fn position(&self) -> Result<Position> {
+        let variant = Variant::load(&self.variant).context("loading the variant")?;
+        let mut pos = match (&self.fen, &self.setup) {
+            (Some(fen), _) => Position::from_fen(variant, fen).context("reading --fen")?,
+            (None, Some(setup)) => {
+                let mut pos = Position::setup_start(variant.clone())
+                    .with_context(|| format!("--setup: variant {} has no setup phase", variant.name))?;
+                if setup != "phase" {
+                    pos.play_moves(setup).context("--setup")?;
+                    anyhow::ensure!(!pos.in_setup(), "--setup: {setup:?} does not complete the array");
+                }
+                pos
+            }
+            (None, None) => Position::start(variant),
+        };
+        for (i, text) in self.moves.iter().enumerate() {
+            let m = pos.parse_move(text.trim()).with_context(|| format!("--moves, move {}", i + 1))?;
+            pos.make(m);
+        }
+        Ok(pos)
+    }
+}
+
+#[derive(Debug, clap::Args)]
+pub struct VariantsArgs {}
+
+pub fn variants(_: VariantsArgs) -> Result<()> {
+    for name in variant::builtin_names() {
+        let v = Variant::load(name).with_context(|| format!("built-in variant {name}"))?;
+        let description = v.spec.description.clone().unwrap_or_default();
+        println!(
+            "{:<12} {:>2}x{:<2} {:>3} piece types  {}",
+            name,
+            v.dims.width,
+            v.dims.height,
+            v.piece_count(),
+            description
+        );
+    }
+    Ok(())
+}
+
+#[derive(Debug, clap::Args)]
+pub struct MovesArgs {
+    #[command(flatten)]
+    pub position: PositionArgs,
+}
+
+pub fn moves(args: MovesArgs) -> Result<()> {
+    let mut pos = args.position.position()?;
+    let mut list = MoveList::new();
+    pos.legal_moves(&mut list);
+    let mut lines: Vec<String> = list.iter().map(|m| pos.move_to_string(m)).collect();
+    lines.sort();
+    for line in lines {
+        println!("{line}");
+    }
+    if list.is_empty() {
+        if let Some(outcome) = pos.outcome_with(&list) {
+            tracing::info!("no legal moves: {outcome:?}");
+        }
+    }
+    Ok(())
+}
+
+#[derive(Debug, clap::Args)]
+pub struct PerftArgs {
+    #[command(flatten)]
+    pub position: PositionArgs,
+
+    /// Depth in plies (the last ply is counted in bulk)
+    #[arg(long)]
+    pub depth: u32,
+
+    /// Print the node count below each legal move first (`MOVE: N`)
+    #[arg(long)]
+    pub divide: bool,
+}
+
+pub fn perft_command(args: PerftArgs) -> Result<()> {
+    let mut pos = args.position.position()?;
+    let start = Instant::now();
+    let nodes = if args.divide {
+        let mut rows: Vec<(String, u64)> =
+            perft_divide(&mut pos, args.depth).into_iter().map(|(m, n)| (pos.move_to_string(&m), n)).collect();
+        rows.sort();
+        for (m, n) in &rows {
+            println!("{m}: {n}");
+        }
+        if args.depth == 0 {
+            1
+        } else {
+            rows.iter().map(|(_, n)| n).sum()
+        }
+    } else {
+        perft(&mut pos, args.depth)
+    };
+    let secs = start.elapsed().as_secs_f64();
+    tracing::info!("perft {} in {:.3} s, {:.0} nodes/s", args.depth, secs, nodes as f64 / secs.max(1e-9));
+    println!("nodes {nodes}");
+    Ok(())
+}

@@ -1,0 +1,104 @@
+//! Runs the real `fairyzero` binary the way a user would: no `LD_LIBRARY_PATH`, so libtorch
+//! must be found through the binary's RUNPATH.
+
+use std::process::{Command, Output};
+
+fn fairyzero(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fairyzero"))
+        .args(args)
+        .env_remove("LD_LIBRARY_PATH")
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("cannot run the fairyzero binary")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn version_reports_libtorch_and_device() {
+    let out = fairyzero(&["--version"]);
+    assert!(out.status.success(), "{out:?}");
+    let text = stdout(&out);
+    assert!(
+        text.starts_with(&format!("fairyzero {}\n", env!("CARGO_PKG_VERSION"))),
+        "{text}"
+    );
+    assert!(text.contains("libtorch 2.13."), "{text}");
+    assert!(
+        text.contains("device: CPU") || text.contains("device: CUDA"),
+        "{text}"
+    );
+}
+
+#[test]
+fn info_reports_threads_and_backends() {
+    let out = fairyzero(&["info"]);
+    assert!(out.status.success(), "{out:?}");
+    let text = stdout(&out);
+    for key in [
+        "libtorch:",
+        "device:",
+        "intra-op threads:",
+        "OpenMP:",
+        "MKL:",
+    ] {
+        assert!(text.contains(key), "missing {key:?} in\n{text}");
+    }
+}
+
+#[test]
+fn every_subcommand_has_help() {
+    let out = fairyzero(&["--help"]);
+    assert!(out.status.success(), "{out:?}");
+    let help = stdout(&out);
+    let commands: Vec<&str> = help
+        .lines()
+        .skip_while(|line| !line.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|line| line.starts_with("  "))
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .collect();
+    assert!(commands.contains(&"info"), "{help}");
+    for command in commands {
+        let out = fairyzero(&[command, "--help"]);
+        assert!(out.status.success(), "`{command} --help` failed: {out:?}");
+        assert!(stdout(&out).contains("Usage: fairyzero"), "{out:?}");
+    }
+}
+
+#[test]
+fn usage_mistakes_exit_non_zero_without_panicking() {
+    for args in [&["no-such-command"][..], &[], &["-v", "-q", "info"]] {
+        let out = fairyzero(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}
+
+/// Without `--no-as-needed` (cli/build.rs) the linker silently drops libtorch_cuda.so and the
+/// binary never sees a GPU.
+#[test]
+#[cfg(target_os = "linux")]
+fn binary_links_libtorch_cuda_through_its_runpath() {
+    let Ok(out) = Command::new("ldd")
+        .arg(env!("CARGO_BIN_EXE_fairyzero"))
+        .env_remove("LD_LIBRARY_PATH")
+        .output()
+    else {
+        return; // no ldd on this machine
+    };
+    let text = stdout(&out);
+    assert!(!text.contains("not found"), "{text}");
+    assert!(text.contains("libtorch_cpu.so"), "{text}");
+    if fairyzero_cuda_build() {
+        assert!(text.contains("libtorch_cuda.so"), "{text}");
+    }
+}
+
+fn fairyzero_cuda_build() -> bool {
+    !stdout(&fairyzero(&["--version"])).contains("CPU-only build")
+}

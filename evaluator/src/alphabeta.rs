@@ -1,0 +1,634 @@
+//! The alpha-beta baseline: negamax with iterative deepening, a transposition table keyed by
+//! the position's Zobrist hash, move ordering (TT move, MVV-LVA captures, promotions, killer
+//! moves, history), quiescence search on captures (all evasions when a royal is in check under
+//! the checkmate rule) and a material + mobility evaluation. It works for every variant the
+//! rules engine plays: game ends come from [`Position::outcome_with`] (checkmate, royal capture,
+//! bare king, extinction, stalemate values, repetition and move-count rules).
+//!
+//! Evaluation, for the side to move, in centipawns:
+//!
+//! ```text
+//! material(us) - material(them) + mobility_cp * (legal moves now - legal moves of the parent)
+//! ```
+//!
+//! The parent's legal-move count is the opponent's mobility one ply earlier: the rules API has
+//! no null move, and every node generates its legal moves anyway (to detect game ends), so
+//! mobility costs nothing extra. Material uses [`PieceValues`] with a configurable source, so
+//! that a tool measuring piece values can run the engine with uniform or mobility values.
+
+use std::{sync::Arc, time::Instant};
+
+use fairyzero_rules::{variant::RoyalRule, Color, Move, MoveKind, MoveList, Outcome, Position, Variant};
+
+use crate::values::{PieceValues, ValueSource};
+
+/// Search settings. At least one of `depth` and `nodes` should be set; with neither the engine
+/// searches depth 2.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AlphaBetaConfig {
+    /// Deepest iteration (plies, before quiescence).
+    pub depth: Option<u32>,
+    /// Node budget (moves made, quiescence included); the last completed iteration's move is
+    /// played (or a better one from the interrupted iteration).
+    pub nodes: Option<u64>,
+    pub values: ValueSource,
+    /// Centipawns per legal move of mobility difference.
+    pub mobility_cp: i32,
+    /// The transposition table has `2^tt_bits` entries (default: 2^14 for a depth limit, about
+    /// twice the node budget otherwise, at most 2^22).
+    pub tt_bits: Option<u32>,
+    /// Most plies of quiescence below the nominal depth.
+    pub qsearch_plies: u32,
+}
+
+impl Default for AlphaBetaConfig {
+    fn default() -> Self {
+        AlphaBetaConfig {
+            depth: None,
+            nodes: None,
+            values: ValueSource::Nominal,
+            mobility_cp: 4,
+            tt_bits: None,
+            qsearch_plies: 12,
+        }
+    }
+}
+
+/// What one search found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchResult {
+    pub best: Option<Move>,
+    /// Centipawns for the side to move; mates are near ±[`MATE`].
+    pub score: i32,
+    /// Deepest completed iteration.
+    pub depth: u32,
+    pub nodes: u64,
+    pub seconds: f64,
+}
+
+/// Score of a win at the root; a win `n` plies away scores `MATE - n`.
+pub const MATE: i32 = 100_000_000;
+const INF: i32 = 1_000_000_000;
+const MAX_PLY: usize = 128;
+const MATE_BOUND: i32 = MATE - 1_000;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Bound {
+    Exact,
+    Lower,
+    Upper,
+}
+
+#[derive(Clone, Copy)]
+struct TtEntry {
+    key: u64,
+    mv: Option<Move>,
+    score: i32,
+    depth: i16,
+    bound: Bound,
+}
+
+pub struct AlphaBeta {
+    config: AlphaBetaConfig,
+    /// Centipawns per piece type (royals 0).
+    values: Vec<i32>,
+    /// MVV-LVA victim values (royals high).
+    victims: Vec<i32>,
+    royal_checkmate: bool,
+    nsq: usize,
+    tt: Vec<Option<TtEntry>>,
+    killers: Vec<[Option<Move>; 2]>,
+    history: Vec<i32>,
+    lists: Vec<MoveList>,
+    captures: Vec<MoveList>,
+    scores: Vec<Vec<i32>>,
+    nodes: u64,
+    budget: u64,
+    stopped: bool,
+    cap_ply: u32,
+    /// The tables hold something from an earlier search.
+    dirty: bool,
+}
+
+impl AlphaBeta {
+    pub fn new(variant: &Arc<Variant>, config: AlphaBetaConfig) -> AlphaBeta {
+        let pv = PieceValues::new(variant, config.values);
+        let values: Vec<i32> = pv.values.iter().map(|v| (v * 100.0).round() as i32).collect();
+        let victims =
+            variant.pieces.iter().zip(&values).map(|(p, &v)| if p.royal { 100_000 } else { v.max(1) }).collect();
+        let nsq = variant.dims.squares();
+        let tt_bits = match (config.tt_bits, config.nodes) {
+            (Some(b), _) => b.clamp(4, 28),
+            (None, Some(n)) => (64 - n.leading_zeros()).clamp(12, 22),
+            (None, None) => 14,
+        };
+        AlphaBeta {
+            values,
+            victims,
+            royal_checkmate: variant.rules.royal == RoyalRule::Checkmate,
+            nsq,
+            tt: vec![None; 1 << tt_bits],
+            killers: vec![[None; 2]; MAX_PLY + 1],
+            history: vec![0; nsq * nsq],
+            lists: (0..=MAX_PLY).map(|_| MoveList::with_capacity(64)).collect(),
+            captures: (0..=MAX_PLY).map(|_| MoveList::with_capacity(16)).collect(),
+            scores: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
+            nodes: 0,
+            budget: u64::MAX,
+            stopped: false,
+            cap_ply: u32::MAX,
+            dirty: false,
+            config,
+        }
+    }
+
+    /// Forgets everything learned (transposition table, history); `cap_ply` is the game's move
+    /// cap as a [`Position::ply`] (positions at or beyond it score as draws).
+    pub fn new_game(&mut self, cap_ply: u32) {
+        if self.dirty {
+            self.tt.iter_mut().for_each(|e| *e = None);
+            self.history.iter_mut().for_each(|h| *h = 0);
+            self.dirty = false;
+        }
+        self.cap_ply = cap_ply;
+    }
+
+    /// Static evaluation of `pos` for the side to move, given both sides' mobility.
+    pub fn evaluate(&self, pos: &Position, mobility_us: i32, mobility_them: i32) -> i32 {
+        let counts = pos.piece_counts();
+        let us = pos.side_to_move().index();
+        let mut s = 0i32;
+        for (t, &v) in self.values.iter().enumerate() {
+            if v != 0 {
+                s += v * (counts[2 * t + us] as i32 - counts[2 * t + 1 - us] as i32);
+            }
+        }
+        s + self.config.mobility_cp * (mobility_us - mobility_them)
+    }
+
+    /// Searches `pos` (returned unchanged) within the configured depth and node budget.
+    pub fn search(&mut self, pos: &mut Position) -> SearchResult {
+        let started = Instant::now();
+        self.nodes = 0;
+        self.stopped = false;
+        self.dirty = true;
+        self.budget = self.config.nodes.unwrap_or(u64::MAX);
+        let max_depth = match (self.config.depth, self.config.nodes) {
+            (Some(d), _) => d.clamp(1, MAX_PLY as u32 / 2),
+            (None, Some(_)) => MAX_PLY as u32 / 2,
+            (None, None) => 2,
+        };
+        self.killers.iter_mut().for_each(|k| *k = [None; 2]);
+        self.history.iter_mut().for_each(|h| *h /= 8);
+
+        let mut root = MoveList::new();
+        pos.legal_moves(&mut root);
+        let done = |best, score, depth, nodes| SearchResult {
+            best,
+            score,
+            depth,
+            nodes,
+            seconds: started.elapsed().as_secs_f64(),
+        };
+        if root.is_empty() || pos.outcome_with(&root).is_some() {
+            return done(None, 0, 0, 0);
+        }
+        if root.len() == 1 {
+            return done(Some(root[0]), 0, 0, 0);
+        }
+        let mut best: Option<Move> = None;
+        let mut best_score = 0;
+        let mut completed = 0;
+        for depth in 1..=max_depth {
+            let (m, s, complete) = self.root_search(pos, &mut root, depth as i32, best);
+            if let Some(m) = m {
+                if complete || best.is_none() || Some(m) != best {
+                    best = Some(m);
+                    best_score = s;
+                }
+            }
+            if !complete {
+                break;
+            }
+            completed = depth;
+            if s.abs() >= MATE_BOUND {
+                break;
+            }
+        }
+        done(best.or(Some(root[0])), best_score, completed, self.nodes)
+    }
+
+    /// One iteration at the root. Returns the best fully searched move, its score and whether
+    /// the iteration completed.
+    fn root_search(
+        &mut self,
+        pos: &mut Position,
+        root: &mut MoveList,
+        depth: i32,
+        previous: Option<Move>,
+    ) -> (Option<Move>, i32, bool) {
+        let mut scores: Vec<i32> = root.iter().map(|m| self.order_score(pos, m, previous, 0)).collect();
+        sort_by_scores(root, &mut scores);
+        let mobility = root.len() as i32;
+        let mut alpha = -INF;
+        let mut best = None;
+        for i in 0..root.len() {
+            let m = root[i];
+            pos.make(m);
+            self.nodes += 1;
+            let s = -self.negamax(pos, depth - 1, -INF, -alpha, 1, mobility);
+            pos.unmake();
+            if self.stopped {
+                return (best, alpha, false);
+            }
+            if s > alpha || best.is_none() {
+                alpha = s;
+                best = Some(m);
+            }
+        }
+        self.tt_store(pos.hash(), best, alpha, depth, Bound::Exact, 0);
+        (best, alpha, true)
+    }
+
+    fn negamax(
+        &mut self,
+        pos: &mut Position,
+        depth: i32,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+        parent_mobility: i32,
+    ) -> i32 {
+        if self.nodes >= self.budget {
+            self.stopped = true;
+            return 0;
+        }
+        let mut moves = std::mem::take(&mut self.lists[ply]);
+        pos.legal_moves(&mut moves);
+        let s = if depth <= 0 || ply >= MAX_PLY - 1 {
+            self.quiesce_with(pos, &moves, alpha, beta, ply, parent_mobility, 0)
+        } else {
+            self.negamax_with(pos, &mut moves, depth, alpha, beta, ply)
+        };
+        self.lists[ply] = moves;
+        s
+    }
+
+    fn negamax_with(
+        &mut self,
+        pos: &mut Position,
+        moves: &mut MoveList,
+        depth: i32,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+    ) -> i32 {
+        if let Some(o) = pos.outcome_with(moves) {
+            return terminal(o, pos.side_to_move(), ply);
+        }
+        if pos.ply() >= self.cap_ply && !pos.in_setup() {
+            return 0;
+        }
+        let key = pos.hash();
+        let mut tt_move = None;
+        if let Some(e) = self.tt_probe(key) {
+            tt_move = e.mv;
+            if e.depth as i32 >= depth {
+                let s = from_tt(e.score, ply);
+                match e.bound {
+                    Bound::Exact => return s,
+                    Bound::Lower if s >= beta => return s,
+                    Bound::Upper if s <= alpha => return s,
+                    _ => {}
+                }
+            }
+        }
+        let alpha0 = alpha;
+        let mut scores = std::mem::take(&mut self.scores[ply]);
+        scores.clear();
+        scores.extend(moves.iter().map(|m| self.order_score(pos, m, tt_move, ply)));
+        let mobility = moves.len() as i32;
+        let mut best = -INF;
+        let mut best_move = None;
+        for i in 0..moves.len() {
+            pick_next(moves, &mut scores, i);
+            let m = moves[i];
+            let quiet = !pos.is_capture(&m);
+            pos.make(m);
+            self.nodes += 1;
+            let s = -self.negamax(pos, depth - 1, -beta, -alpha, ply + 1, mobility);
+            pos.unmake();
+            if self.stopped {
+                self.scores[ply] = scores;
+                return 0;
+            }
+            if s > best {
+                best = s;
+                best_move = Some(m);
+                if s > alpha {
+                    alpha = s;
+                    if s >= beta {
+                        if quiet {
+                            let k = &mut self.killers[ply];
+                            if k[0] != Some(m) {
+                                k[1] = k[0];
+                                k[0] = Some(m);
+                            }
+                            if let Some(h) = self.history_slot(&m) {
+                                self.history[h] = (self.history[h] + depth * depth).min(1 << 20);
+                            }
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        self.scores[ply] = scores;
+        let bound = if best <= alpha0 {
+            Bound::Upper
+        } else if best >= beta {
+            Bound::Lower
+        } else {
+            Bound::Exact
+        };
+        self.tt_store(key, best_move, best, depth, bound, ply);
+        best
+    }
+
+    fn quiesce(
+        &mut self,
+        pos: &mut Position,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+        parent_mobility: i32,
+        qply: u32,
+    ) -> i32 {
+        if self.nodes >= self.budget {
+            self.stopped = true;
+            return 0;
+        }
+        let mut moves = std::mem::take(&mut self.lists[ply]);
+        pos.legal_moves(&mut moves);
+        let s = self.quiesce_with(pos, &moves, alpha, beta, ply, parent_mobility, qply);
+        self.lists[ply] = moves;
+        s
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn quiesce_with(
+        &mut self,
+        pos: &mut Position,
+        moves: &MoveList,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        parent_mobility: i32,
+        qply: u32,
+    ) -> i32 {
+        if let Some(o) = pos.outcome_with(moves) {
+            return terminal(o, pos.side_to_move(), ply);
+        }
+        if pos.ply() >= self.cap_ply && !pos.in_setup() {
+            return 0;
+        }
+        let mobility = moves.len() as i32;
+        let stand = self.evaluate(pos, mobility, parent_mobility);
+        let in_check = self.royal_checkmate && pos.in_check(pos.side_to_move());
+        if qply >= self.config.qsearch_plies || ply >= MAX_PLY - 1 {
+            return stand;
+        }
+        let best = if in_check { -INF } else { stand };
+        if !in_check {
+            if stand >= beta {
+                return stand;
+            }
+            alpha = alpha.max(stand);
+        }
+        let mut candidates = std::mem::take(&mut self.captures[ply]);
+        candidates.clear();
+        candidates.extend(moves.iter().filter(|m| in_check || pos.is_capture(m)));
+        let mut scores = std::mem::take(&mut self.scores[ply]);
+        scores.clear();
+        scores.extend(candidates.iter().map(|m| self.capture_score(pos, m)));
+        let s = self.quiesce_moves(pos, &mut candidates, &mut scores, best, alpha, beta, ply, mobility, qply);
+        self.captures[ply] = candidates;
+        self.scores[ply] = scores;
+        s
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn quiesce_moves(
+        &mut self,
+        pos: &mut Position,
+        candidates: &mut [Move],
+        scores: &mut [i32],
+        mut best: i32,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        mobility: i32,
+        qply: u32,
+    ) -> i32 {
+        for i in 0..candidates.len() {
+            pick_next(candidates, scores, i);
+            let m = candidates[i];
+            pos.make(m);
+            self.nodes += 1;
+            let s = -self.quiesce(pos, -beta, -alpha, ply + 1, mobility, qply + 1);
+            pos.unmake();
+            if self.stopped {
+                return 0;
+            }
+            if s > best {
+                best = s;
+                if s > alpha {
+                    alpha = s;
+                    if s >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        best
+    }
+
+    fn capture_score(&self, pos: &Position, m: &Move) -> i32 {
+        let mut victim = 0;
+        if m.kind == MoveKind::Normal {
+            if let Some(p) = pos.piece_at(m.to) {
+                if p.color() != pos.side_to_move() {
+                    victim += self.victims[p.kind().index()];
+                }
+            }
+        }
+        for &sq in m.captures() {
+            if let Some(p) = pos.piece_at(sq) {
+                if p.color() != pos.side_to_move() {
+                    victim += self.victims[p.kind().index()];
+                }
+            }
+        }
+        let attacker = pos.piece_at(m.from).map_or(0, |p| self.values[p.kind().index()]);
+        victim * 64 - attacker
+    }
+
+    fn order_score(&self, pos: &Position, m: &Move, tt_move: Option<Move>, ply: usize) -> i32 {
+        if tt_move == Some(*m) {
+            return 1 << 30;
+        }
+        if pos.is_capture(m) {
+            return (1 << 28) + self.capture_score(pos, m).clamp(-(1 << 26), 1 << 26);
+        }
+        if m.kind == MoveKind::Normal {
+            if let Some(t) = m.piece {
+                return (1 << 27) + self.values[t.index()];
+            }
+        }
+        let k = &self.killers[ply];
+        if k[0] == Some(*m) {
+            return (1 << 26) + 1;
+        }
+        if k[1] == Some(*m) {
+            return 1 << 26;
+        }
+        self.history_slot(m).map_or(0, |h| self.history[h])
+    }
+
+    fn history_slot(&self, m: &Move) -> Option<usize> {
+        let (f, t) = (m.from.index(), m.to.index());
+        (f < self.nsq && t < self.nsq).then_some(f * self.nsq + t)
+    }
+
+    fn tt_probe(&self, key: u64) -> Option<TtEntry> {
+        let e = self.tt[key as usize & (self.tt.len() - 1)]?;
+        (e.key == key).then_some(e)
+    }
+
+    fn tt_store(&mut self, key: u64, mv: Option<Move>, score: i32, depth: i32, bound: Bound, ply: usize) {
+        let slot = key as usize & (self.tt.len() - 1);
+        if let Some(old) = self.tt[slot] {
+            // Keep a deeper entry of the same position unless the new one is exact.
+            if old.key == key && old.depth as i32 > depth && bound != Bound::Exact {
+                return;
+            }
+        }
+        self.tt[slot] = Some(TtEntry { key, mv, score: to_tt(score, ply), depth: depth as i16, bound });
+    }
+}
+
+fn terminal(o: Outcome, us: Color, ply: usize) -> i32 {
+    match o.winner() {
+        Some(w) if w == us => MATE - ply as i32,
+        Some(_) => -(MATE - ply as i32),
+        None => 0,
+    }
+}
+
+fn to_tt(s: i32, ply: usize) -> i32 {
+    if s >= MATE_BOUND {
+        s + ply as i32
+    } else if s <= -MATE_BOUND {
+        s - ply as i32
+    } else {
+        s
+    }
+}
+
+fn from_tt(s: i32, ply: usize) -> i32 {
+    if s >= MATE_BOUND {
+        s - ply as i32
+    } else if s <= -MATE_BOUND {
+        s + ply as i32
+    } else {
+        s
+    }
+}
+
+/// Moves the best-scored remaining move to position `i` (selection sort, lazily).
+fn pick_next(moves: &mut [Move], scores: &mut [i32], i: usize) {
+    let mut j = i;
+    for k in i + 1..moves.len() {
+        if scores[k] > scores[j] {
+            j = k;
+        }
+    }
+    moves.swap(i, j);
+    scores.swap(i, j);
+}
+
+/// Sorts moves by descending score, stably.
+fn sort_by_scores(moves: &mut [Move], scores: &mut [i32]) {
+    let mut idx: Vec<usize> = (0..moves.len()).collect();
+    idx.sort_by_key(|&i| std::cmp::Reverse(scores[i]));
+    let sorted_moves: Vec<Move> = idx.iter().map(|&i| moves[i]).collect();
+    let sorted_scores: Vec<i32> = idx.iter().map(|&i| scores[i]).collect();
+    moves.copy_from_slice(&sorted_moves);
+    scores.copy_from_slice(&sorted_scores);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn engine(name: &str, depth: u32) -> (Arc<Variant>, AlphaBeta) {
+        let v = Variant::load(name).unwrap();
+        let e = AlphaBeta::new(&v, AlphaBetaConfig { depth: Some(depth), ..AlphaBetaConfig::default() });
+        (v, e)
+    }
+
+    fn best(v: &Arc<Variant>, e: &mut AlphaBeta, fen: &str) -> (String, SearchResult) {
+        let mut pos = Position::from_fen(Arc::clone(v), fen).unwrap();
+        let before = pos.to_fen();
+        let r = e.search(&mut pos);
+        assert_eq!(pos.to_fen(), before, "the search must leave the position unchanged");
+        (pos.move_to_string(&r.best.unwrap()), r)
+    }
+
+    #[test]
+    fn finds_mate_in_one_and_two() {
+        let (v, mut e) = engine("chess", 1);
+        let (m, r) = best(&v, &mut e, "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1");
+        assert_eq!(m, "a1a8");
+        assert_eq!(r.score, MATE - 1);
+        // Mate in two (rook ladder): needs depth 3.
+        let (v, mut e) = engine("chess", 3);
+        let (_, r) = best(&v, &mut e, "7k/8/8/8/8/8/R7/1R4K1 w - - 0 1");
+        assert_eq!(r.score, MATE - 3, "{r:?}");
+    }
+
+    #[test]
+    fn quiescence_sees_the_recapture() {
+        // Qxd5 wins a pawn but loses the queen to exd5 (depth 1 plus quiescence must see it).
+        let (v, mut e) = engine("chess", 1);
+        let (m, _) = best(&v, &mut e, "4k3/8/4p3/3p4/8/8/3Q4/4K3 w - - 0 1");
+        assert_ne!(m, "d2d5");
+    }
+
+    #[test]
+    fn node_budget_is_respected_and_deepens() {
+        let v = Variant::load("losalamos").unwrap();
+        let mut e = AlphaBeta::new(&v, AlphaBetaConfig { nodes: Some(5_000), ..AlphaBetaConfig::default() });
+        let mut pos = Position::start(Arc::clone(&v));
+        let r = e.search(&mut pos);
+        assert!(r.best.is_some());
+        assert!(r.nodes <= 5_000, "{r:?}");
+        assert!(r.depth >= 2, "{r:?}");
+    }
+
+    #[test]
+    fn works_on_royal_capture_and_setup_variants() {
+        for name in ["scirocco", "antichess", "shatranj"] {
+            let v = Variant::load(name).unwrap();
+            let mut e = AlphaBeta::new(
+                &v,
+                AlphaBetaConfig { depth: Some(2), nodes: Some(20_000), ..AlphaBetaConfig::default() },
+            );
+            let mut pos = Position::start(Arc::clone(&v));
+            let r = e.search(&mut pos);
+            let mut legal = MoveList::new();
+            pos.legal_moves(&mut legal);
+            assert!(legal.contains(&r.best.unwrap()), "{name}");
+        }
+    }
+}

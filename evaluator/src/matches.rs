@@ -1,0 +1,651 @@
+//! Matches: distinct openings, each played with both colours, games in parallel, move caps and
+//! adjudication, every result with its reason.
+//!
+//! # Openings
+//!
+//! An opening is a seeded sequence of uniformly random legal moves from the variant's start:
+//! for variants with a setup phase, the whole setup phase (a sampled array) and then
+//! `random_plies` more plies; for the others, `random_plies` plies from the start position.
+//! Openings are distinct by their final position (Zobrist hash, side to move included) and
+//! never end the game. Game `2k` plays opening `k` with player A as Blue, game `2k + 1` the
+//! same opening with colours reversed. When a small variant has fewer distinct openings than
+//! game pairs, openings are reused in turn, and the report says how many distinct games were
+//! actually played.
+//!
+//! # Distinct games
+//!
+//! A game is identified by the hash of its whole move text (opening included). Two
+//! deterministic players replaying one opening many times play one distinct game.
+
+use std::{
+    collections::{BTreeMap, HashSet},
+    sync::Arc,
+};
+
+use fairyzero_rules::{Color, EndReason, Move, MoveList, Outcome, Position, Variant};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    player::{Contestant, GameContext, Player},
+    ratings::wilson_interval,
+    sprt::{SprtParams, SprtStatus},
+    values::{PieceValues, ValueSource},
+    Error,
+};
+
+/// Called after every game with its record and the number of games finished so far.
+pub type Progress<'a> = dyn Fn(&GameRecord, usize) + Sync + 'a;
+
+/// The format version of [`GameRecord`].
+pub const RECORD_VERSION: u32 = 1;
+
+/// A game result, written as in PGN.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum GameResult {
+    #[serde(rename = "1-0")]
+    BlueWins,
+    #[serde(rename = "0-1")]
+    TanWins,
+    #[serde(rename = "1/2-1/2")]
+    Draw,
+}
+
+impl GameResult {
+    /// Blue's points: 1, 1/2 or 0.
+    pub fn blue_score(self) -> f64 {
+        match self {
+            GameResult::BlueWins => 1.0,
+            GameResult::Draw => 0.5,
+            GameResult::TanWins => 0.0,
+        }
+    }
+
+    fn from_outcome(o: &Outcome) -> GameResult {
+        match o.winner() {
+            Some(Color::Blue) => GameResult::BlueWins,
+            Some(Color::Tan) => GameResult::TanWins,
+            None => GameResult::Draw,
+        }
+    }
+
+    fn win_for(c: Color) -> GameResult {
+        match c {
+            Color::Blue => GameResult::BlueWins,
+            Color::Tan => GameResult::TanWins,
+        }
+    }
+}
+
+/// One finished game: a line of the results store (`store.rs`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameRecord {
+    /// [`RECORD_VERSION`].
+    pub version: u32,
+    /// Which match (batch) the game belongs to.
+    pub match_id: String,
+    pub variant: String,
+    /// `Variant::hash` as 16 hex digits.
+    pub variant_hash: String,
+    /// Player names (canonical player specs).
+    pub blue: String,
+    pub tan: String,
+    /// Training steps of checkpoint players.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blue_step: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tan_step: Option<u64>,
+    pub result: GameResult,
+    /// Why it ended (`checkmate`, `move cap`, `illegal move`, ...).
+    pub reason: String,
+    /// Plies played after the opening.
+    pub plies: u32,
+    /// Index of the opening in its match.
+    pub opening: usize,
+    /// The opening's moves (setup plies included), space-separated.
+    pub opening_moves: String,
+    /// FNV-1a of the whole move text (opening included), 16 hex digits: equal hashes are the
+    /// same game.
+    pub moves_hash: String,
+    /// The moves after the opening, when recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moves: Option<String>,
+    /// Index of the game in its match.
+    pub game: usize,
+}
+
+impl GameRecord {
+    /// The points of player `name` in this game, if it played (and not against itself).
+    pub fn score_of(&self, name: &str) -> Option<f64> {
+        if self.blue == self.tan {
+            None
+        } else if self.blue == name {
+            Some(self.result.blue_score())
+        } else if self.tan == name {
+            Some(1.0 - self.result.blue_score())
+        } else {
+            None
+        }
+    }
+}
+
+/// What a game that reaches the move cap scores.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Adjudication {
+    /// A draw.
+    #[default]
+    Draw,
+    /// More material (nominal piece values, estimated where missing) wins; equal draws.
+    Material,
+}
+
+impl std::fmt::Display for Adjudication {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Adjudication::Draw => "draw",
+            Adjudication::Material => "material",
+        })
+    }
+}
+
+impl std::str::FromStr for Adjudication {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "draw" => Ok(Adjudication::Draw),
+            "material" => Ok(Adjudication::Material),
+            _ => Err(format!("unknown adjudication {s:?} (expected draw or material)")),
+        }
+    }
+}
+
+/// An opening: the moves from the variant's start.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Opening {
+    pub moves: Vec<Move>,
+    pub text: String,
+}
+
+impl Opening {
+    /// The position the opening reaches (with its history).
+    pub fn position(&self, v: &Arc<Variant>) -> Position {
+        let mut pos = start_position(v);
+        for &m in &self.moves {
+            pos.make(m);
+        }
+        pos
+    }
+}
+
+/// The first position of a game: the setup phase's start if the variant has one.
+pub fn start_position(v: &Arc<Variant>) -> Position {
+    Position::setup_start(Arc::clone(v)).unwrap_or_else(|| Position::start(Arc::clone(v)))
+}
+
+/// Up to `count` distinct openings (see the module documentation). Fewer come back when the
+/// variant does not have that many within a generous number of attempts.
+pub fn generate_openings(v: &Arc<Variant>, count: usize, random_plies: u32, seed: u64) -> Vec<Opening> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x6f70_656e_696e_6773);
+    let mut seen = HashSet::new();
+    let mut out = Vec::with_capacity(count);
+    let mut legal = MoveList::new();
+    let attempts = 200 + 50 * count;
+    for _ in 0..attempts {
+        if out.len() >= count {
+            break;
+        }
+        let mut pos = start_position(v);
+        let mut moves = Vec::new();
+        let mut words = Vec::new();
+        let mut ok = true;
+        let mut plies = 0;
+        loop {
+            pos.legal_moves(&mut legal);
+            if legal.is_empty() || pos.outcome_with(&legal).is_some() {
+                ok = false;
+                break;
+            }
+            if !pos.in_setup() && plies >= random_plies {
+                break;
+            }
+            let m = legal[rng.gen_range(0..legal.len())];
+            words.push(pos.move_to_string(&m));
+            if !pos.in_setup() {
+                plies += 1;
+            }
+            pos.make(m);
+            moves.push(m);
+        }
+        if ok && seen.insert(pos.hash()) {
+            out.push(Opening { moves, text: words.join(" ") });
+        }
+    }
+    out
+}
+
+/// How a match is played.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatchOptions {
+    /// Games in all (pairs of games share an opening).
+    pub games: usize,
+    /// Random plies after the start (after the setup phase, which is always sampled).
+    pub random_plies: u32,
+    pub seed: u64,
+    /// Plies of play after the opening before adjudication (default: the variant's move cap).
+    pub move_cap: Option<u32>,
+    pub adjudication: Adjudication,
+    /// Parallel games (0: one per core).
+    pub threads: usize,
+    /// Store the moves of every game.
+    pub record_moves: bool,
+    /// Name of the match in the records (default: `A vs B seed S`).
+    pub match_id: Option<String>,
+}
+
+impl Default for MatchOptions {
+    fn default() -> Self {
+        MatchOptions {
+            games: 100,
+            random_plies: 4,
+            seed: 0,
+            move_cap: None,
+            adjudication: Adjudication::Draw,
+            threads: 0,
+            record_moves: true,
+            match_id: None,
+        }
+    }
+}
+
+/// A match's results from player A's side.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatchReport {
+    pub a: String,
+    pub b: String,
+    pub wins: usize,
+    pub draws: usize,
+    pub losses: usize,
+    /// Distinct move sequences among the games.
+    pub distinct_games: usize,
+    /// Distinct openings used.
+    pub openings: usize,
+    /// Games per end reason.
+    pub reasons: BTreeMap<String, usize>,
+    pub records: Vec<GameRecord>,
+}
+
+impl MatchReport {
+    /// Tallies `records` from `a`'s side (games not between `a` and `b` are ignored).
+    pub fn from_records(a: &str, b: &str, records: Vec<GameRecord>) -> MatchReport {
+        let mut r = MatchReport {
+            a: a.to_string(),
+            b: b.to_string(),
+            wins: 0,
+            draws: 0,
+            losses: 0,
+            distinct_games: 0,
+            openings: 0,
+            reasons: BTreeMap::new(),
+            records: Vec::new(),
+        };
+        let mut hashes = HashSet::new();
+        let mut openings = HashSet::new();
+        for rec in &records {
+            let a_blue = rec.blue == a && rec.tan == b;
+            let a_tan = rec.tan == a && rec.blue == b;
+            if !(a_blue || a_tan) {
+                continue;
+            }
+            let s = if a_blue { rec.result.blue_score() } else { 1.0 - rec.result.blue_score() };
+            match s {
+                x if x > 0.75 => r.wins += 1,
+                x if x < 0.25 => r.losses += 1,
+                _ => r.draws += 1,
+            }
+            *r.reasons.entry(rec.reason.clone()).or_default() += 1;
+            hashes.insert(rec.moves_hash.clone());
+            openings.insert(rec.opening_moves.clone());
+        }
+        r.distinct_games = hashes.len();
+        r.openings = openings.len();
+        r.records = records;
+        r
+    }
+
+    pub fn games(&self) -> usize {
+        self.wins + self.draws + self.losses
+    }
+
+    /// A's score in 0..1 (draws count half).
+    pub fn score(&self) -> f64 {
+        let n = self.games();
+        if n == 0 {
+            0.5
+        } else {
+            (self.wins as f64 + 0.5 * self.draws as f64) / n as f64
+        }
+    }
+
+    /// 95% Wilson score interval of A's score (draws as half wins).
+    pub fn interval(&self) -> (f64, f64) {
+        wilson_interval(self.wins as f64 + 0.5 * self.draws as f64, self.games() as f64, 1.959_964)
+    }
+
+    /// `result W D L score S ci LO HI`.
+    pub fn result_line(&self) -> String {
+        let (lo, hi) = self.interval();
+        format!("result {} {} {} score {:.4} ci {:.4} {:.4}", self.wins, self.draws, self.losses, self.score(), lo, hi)
+    }
+
+    /// A few lines about the match (the result line not included).
+    pub fn summary(&self) -> String {
+        let mut s = format!(
+            "{} vs {}: {} games ({} distinct) from {} openings\n",
+            self.a,
+            self.b,
+            self.games(),
+            self.distinct_games,
+            self.openings
+        );
+        let reasons: Vec<String> = self.reasons.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        s.push_str(&format!("end reasons: {}\n", reasons.join(", ")));
+        let elo = crate::ratings::elo_from_score;
+        let (lo, hi) = self.interval();
+        s.push_str(&format!("elo difference: {:+.0} (95%: {:+.0} to {:+.0})\n", elo(self.score()), elo(lo), elo(hi)));
+        s
+    }
+}
+
+/// Plays a match between `a` and `b` (see [`MatchOptions`]). `progress` is called after every
+/// game with the record and the number of games finished.
+pub fn run_match(
+    variant: &Arc<Variant>,
+    a: &Contestant,
+    b: &Contestant,
+    options: &MatchOptions,
+    progress: Option<&Progress<'_>>,
+) -> Result<MatchReport, Error> {
+    let openings = generate_openings(variant, options.games.div_ceil(2).max(1), options.random_plies, options.seed);
+    let records = play_games(variant, a, b, options, &openings, 0..options.games, progress)?;
+    Ok(MatchReport::from_records(&a.name, &b.name, records))
+}
+
+/// A match that stops as soon as the SPRT decides (checked after every batch of
+/// `batch` games), or after `options.games` games.
+pub fn run_sprt_match(
+    variant: &Arc<Variant>,
+    a: &Contestant,
+    b: &Contestant,
+    options: &MatchOptions,
+    sprt: &SprtParams,
+    batch: usize,
+    progress: Option<&Progress<'_>>,
+) -> Result<(MatchReport, SprtStatus), Error> {
+    let openings = generate_openings(variant, options.games.div_ceil(2).max(1), options.random_plies, options.seed);
+    let batch = batch.max(2) & !1;
+    let mut records = Vec::new();
+    let mut start = 0;
+    loop {
+        let end = (start + batch).min(options.games);
+        let done = records.len();
+        let shifted = |r: &GameRecord, n: usize| {
+            if let Some(p) = progress {
+                p(r, done + n)
+            }
+        };
+        records.extend(play_games(variant, a, b, options, &openings, start..end, Some(&shifted))?);
+        start = end;
+        let report = MatchReport::from_records(&a.name, &b.name, records.clone());
+        let status = sprt.status(report.wins, report.draws, report.losses);
+        if status.decision.is_some() || start >= options.games {
+            return Ok((MatchReport::from_records(&a.name, &b.name, records), status));
+        }
+    }
+}
+
+fn play_games(
+    variant: &Arc<Variant>,
+    a: &Contestant,
+    b: &Contestant,
+    options: &MatchOptions,
+    openings: &[Opening],
+    games: std::ops::Range<usize>,
+    progress: Option<&Progress<'_>>,
+) -> Result<Vec<GameRecord>, Error> {
+    if openings.is_empty() {
+        return Err(Error::Match(format!("variant {} has no opening that does not end the game", variant.name)));
+    }
+    let match_id =
+        options.match_id.clone().unwrap_or_else(|| format!("{} vs {} seed {}", a.name, b.name, options.seed));
+    let material = match options.adjudication {
+        Adjudication::Material => Some(PieceValues::new(variant, ValueSource::Nominal)),
+        Adjudication::Draw => None,
+    };
+    let finished = std::sync::atomic::AtomicUsize::new(0);
+    let play = |g: usize| -> GameRecord {
+        let opening_index = (g / 2) % openings.len();
+        let opening = &openings[opening_index];
+        let a_blue = g % 2 == 0;
+        let (mut blue, mut tan) = (a.player(), b.player());
+        if !a_blue {
+            std::mem::swap(&mut blue, &mut tan);
+        }
+        let (blue_c, tan_c) = if a_blue { (a, b) } else { (b, a) };
+        let game = play_game(
+            variant,
+            opening,
+            [blue.as_mut(), tan.as_mut()],
+            options.move_cap,
+            material.as_ref(),
+            mix(options.seed, g as u64),
+            options.record_moves,
+        );
+        let record = GameRecord {
+            version: RECORD_VERSION,
+            match_id: match_id.clone(),
+            variant: variant.name.clone(),
+            variant_hash: format!("{:016x}", variant.hash),
+            blue: blue_c.name.clone(),
+            tan: tan_c.name.clone(),
+            blue_step: blue_c.step,
+            tan_step: tan_c.step,
+            result: game.result,
+            reason: game.reason,
+            plies: game.plies,
+            opening: opening_index,
+            opening_moves: opening.text.clone(),
+            moves_hash: format!("{:016x}", game.moves_hash),
+            moves: game.moves,
+            game: g,
+        };
+        let n = finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        if let Some(p) = progress {
+            p(&record, n);
+        }
+        record
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(options.threads)
+        .build()
+        .map_err(|e| Error::Match(format!("cannot start the game threads: {e}")))?;
+    Ok(pool.install(|| games.into_par_iter().map(play).collect()))
+}
+
+/// The result of [`play_game`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlayedGame {
+    pub result: GameResult,
+    pub reason: String,
+    pub plies: u32,
+    pub moves_hash: u64,
+    pub moves: Option<String>,
+}
+
+/// Plays one game from `opening`, `players[0]` as Blue. The game ends by the rules
+/// ([`Position::outcome_with`]), by the move cap (`move_cap` plies after the opening, default
+/// the variant's; a draw, or decided by `material`), or by an illegal move (a loss).
+pub fn play_game(
+    variant: &Arc<Variant>,
+    opening: &Opening,
+    mut players: [&mut dyn Player; 2],
+    move_cap: Option<u32>,
+    material: Option<&PieceValues>,
+    seed: u64,
+    record_moves: bool,
+) -> PlayedGame {
+    let mut pos = opening.position(variant);
+    let first_ply = pos.ply();
+    let cap_ply = first_ply.saturating_add(move_cap.unwrap_or(variant.rules.move_cap));
+    let ctx = GameContext { cap_ply };
+    for p in players.iter_mut() {
+        p.new_game(&pos, &ctx);
+    }
+    let mut rngs = [ChaCha8Rng::seed_from_u64(mix(seed, 1)), ChaCha8Rng::seed_from_u64(mix(seed, 2))];
+    let mut hash = Fnv::new();
+    hash.write(&opening.text);
+    let mut words: Vec<String> = Vec::new();
+    let mut legal = MoveList::new();
+    let (result, reason) = loop {
+        pos.legal_moves(&mut legal);
+        if let Some(o) = pos.outcome_with(&legal) {
+            break (GameResult::from_outcome(&o), o.reason().as_str().to_string());
+        }
+        if pos.ply() >= cap_ply && !pos.in_setup() {
+            let reason = EndReason::MoveCap.as_str().to_string();
+            let result = match material.map(|m| m.balance(&pos)) {
+                Some(b) if b > 1e-6 => GameResult::BlueWins,
+                Some(b) if b < -1e-6 => GameResult::TanWins,
+                _ => GameResult::Draw,
+            };
+            break (result, reason);
+        }
+        let side = pos.side_to_move();
+        let i = side.index();
+        let m = players[i].choose(&mut pos, &legal, &mut rngs[i]);
+        if !legal.contains(&m) {
+            break (GameResult::win_for(side.other()), "illegal move".to_string());
+        }
+        let text = pos.move_to_string(&m);
+        hash.write(" ");
+        hash.write(&text);
+        if record_moves {
+            words.push(text);
+        }
+        pos.make(m);
+    };
+    PlayedGame {
+        result,
+        reason,
+        plies: pos.ply() - first_ply,
+        moves_hash: hash.finish(),
+        moves: record_moves.then(|| words.join(" ")),
+    }
+}
+
+/// splitmix64 of `a` and `b`: independent seeds per game and per player.
+pub(crate) fn mix(a: u64, b: u64) -> u64 {
+    let mut z = a ^ b.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(0x632B_E59B_D9B4_E019);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+struct Fnv(u64);
+
+impl Fnv {
+    fn new() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+    fn write(&mut self, s: &str) {
+        for b in s.bytes() {
+            self.0 ^= b as u64;
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::player::PlayerSpec;
+    use crate::search_player::SearchPlayerConfig;
+
+    fn contestant(spec: &str, v: &Arc<Variant>) -> Contestant {
+        PlayerSpec::parse(spec).unwrap().contestant(v, None, &SearchPlayerConfig::default()).unwrap()
+    }
+
+    #[test]
+    fn openings_are_distinct_and_reproducible() {
+        let v = Variant::load("gardner").unwrap();
+        let a = generate_openings(&v, 20, 3, 7);
+        let b = generate_openings(&v, 20, 3, 7);
+        assert_eq!(a.len(), 20);
+        assert_eq!(a, b);
+        let finals: HashSet<u64> = a.iter().map(|o| o.position(&v).hash()).collect();
+        assert_eq!(finals.len(), 20);
+        assert!(a.iter().all(|o| o.moves.len() == 3));
+        // A setup variant: the setup phase is sampled, then the random plies.
+        let s = Variant::load("scirocco").unwrap();
+        let o = generate_openings(&s, 4, 1, 1);
+        assert_eq!(o.len(), 4);
+        assert!(o.iter().all(|o| !o.position(&s).in_setup()));
+    }
+
+    #[test]
+    fn deterministic_replays_count_as_one_game() {
+        let v = Variant::load("gardner").unwrap();
+        let ab = contestant("alphabeta:1", &v);
+        let greedy = contestant("greedy", &v);
+        let options = MatchOptions { games: 8, random_plies: 0, seed: 3, threads: 2, ..MatchOptions::default() };
+        // Zero random plies: one opening (the start), reused by every pair.
+        let report = run_match(&v, &ab, &ab.clone().renamed("alphabeta:1#2"), &options, None).unwrap();
+        assert_eq!(report.games(), 8);
+        assert_eq!(report.openings, 1);
+        assert_eq!(report.distinct_games, 1, "{:?}", report.records.iter().map(|r| &r.moves).collect::<Vec<_>>());
+        let report = run_match(&v, &ab, &greedy, &options, None).unwrap();
+        assert!(report.distinct_games > 1);
+        assert_eq!(report.records.len(), 8);
+        assert!(report.records.iter().all(|r| r.moves.is_some()));
+    }
+
+    #[test]
+    fn move_cap_adjudicates() {
+        let v = Variant::load("gardner").unwrap();
+        let r = contestant("random", &v);
+        let options = MatchOptions { games: 4, move_cap: Some(3), threads: 1, ..MatchOptions::default() };
+        let report = run_match(&v, &r, &r.clone().renamed("random#2"), &options, None).unwrap();
+        for rec in &report.records {
+            assert!(rec.plies <= 3);
+            if rec.plies == 3 {
+                assert_eq!(rec.reason, "move cap");
+                assert_eq!(rec.result, GameResult::Draw);
+            }
+        }
+        let line = report.result_line();
+        assert!(line.starts_with("result "), "{line}");
+        assert_eq!(line.split(' ').count(), 9);
+    }
+
+    #[test]
+    fn sprt_match_stops_when_decided() {
+        let v = Variant::load("gardner").unwrap();
+        let (greedy, random) = (contestant("greedy", &v), contestant("random", &v));
+        let options = MatchOptions { games: 400, seed: 5, threads: 2, record_moves: false, ..MatchOptions::default() };
+        let seen = std::sync::atomic::AtomicUsize::new(0);
+        let progress = |_: &GameRecord, n: usize| {
+            seen.fetch_max(n, std::sync::atomic::Ordering::Relaxed);
+        };
+        let (report, status) =
+            run_sprt_match(&v, &greedy, &random, &options, &SprtParams::default(), 20, Some(&progress)).unwrap();
+        assert_eq!(status.decision, Some(crate::sprt::SprtDecision::AcceptH1), "{status:?}");
+        assert!(report.games() < 400 && report.games() % 20 == 0, "{}", report.games());
+        assert_eq!(seen.load(std::sync::atomic::Ordering::Relaxed), report.games());
+        assert!(report.records.iter().all(|r| r.moves.is_none()));
+    }
+}

@@ -1,0 +1,394 @@
+//! Players: something that picks a move. Baselines (random, greedy, alpha-beta) need no net;
+//! a checkpoint player searches with a net handed over by the caller.
+//!
+//! Matches run games in parallel, so a match holds [`Contestant`]s: a name plus a factory that
+//! makes one fresh [`Player`] per game.
+
+use std::{
+    fmt,
+    path::{Path, PathBuf},
+    sync::Arc,
+};
+
+use fairyzero_model::evaluator::Evaluator;
+use fairyzero_rules::{Move, MoveList, Outcome, Position, Variant};
+use rand::{Rng, RngCore};
+
+use crate::{
+    alphabeta::{AlphaBeta, AlphaBetaConfig},
+    search_player::{SearchPlayer, SearchPlayerConfig},
+    values::{PieceValues, ValueSource},
+    Error,
+};
+
+/// What a player knows about the game it is about to play.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GameContext {
+    /// The [`Position::ply`] at which the game is adjudicated (move cap).
+    pub cap_ply: u32,
+}
+
+/// Something that chooses moves.
+pub trait Player: Send {
+    /// Called before each game with its first position.
+    fn new_game(&mut self, _start: &Position, _ctx: &GameContext) {}
+
+    /// Picks one of `legal` (never empty) in `pos`. `pos` may be searched but must be returned
+    /// unchanged. All randomness must come from `rng`, so that matches are reproducible.
+    fn choose(&mut self, pos: &mut Position, legal: &[Move], rng: &mut dyn RngCore) -> Move;
+}
+
+/// Uniformly random legal moves: the rating scale's zero.
+#[derive(Clone, Debug, Default)]
+pub struct RandomPlayer;
+
+impl Player for RandomPlayer {
+    fn choose(&mut self, _pos: &mut Position, legal: &[Move], rng: &mut dyn RngCore) -> Move {
+        legal[rng.gen_range(0..legal.len())]
+    }
+}
+
+/// One ply of lookahead: a move that wins at once, else the best material balance after the
+/// move (by the piece values), ties broken at random; moves that lose at once come last and
+/// draws count as equal material.
+#[derive(Clone, Debug)]
+pub struct GreedyPlayer {
+    values: Arc<PieceValues>,
+    scratch: MoveList,
+}
+
+impl GreedyPlayer {
+    pub fn new(values: Arc<PieceValues>) -> GreedyPlayer {
+        GreedyPlayer { values, scratch: MoveList::new() }
+    }
+}
+
+impl Player for GreedyPlayer {
+    fn choose(&mut self, pos: &mut Position, legal: &[Move], rng: &mut dyn RngCore) -> Move {
+        let us = pos.side_to_move();
+        let sign = if us.index() == 0 { 1.0 } else { -1.0 };
+        let mut best = f32::NEG_INFINITY;
+        let mut ties: Vec<Move> = Vec::new();
+        for &m in legal {
+            pos.make(m);
+            pos.legal_moves(&mut self.scratch);
+            let score = match pos.outcome_with(&self.scratch) {
+                Some(Outcome::Decisive { winner, .. }) if winner == us => f32::INFINITY,
+                Some(Outcome::Decisive { .. }) => -1e9,
+                // A draw scores as level material.
+                Some(Outcome::Draw { .. }) => 0.0,
+                None => sign * self.values.balance(pos),
+            };
+            pos.unmake();
+            if score > best + 1e-4 {
+                best = score;
+                ties.clear();
+            }
+            if (score - best).abs() <= 1e-4 || score == best {
+                ties.push(m);
+            }
+        }
+        ties[rng.gen_range(0..ties.len())]
+    }
+}
+
+/// The alpha-beta engine as a player.
+pub struct AlphaBetaPlayer {
+    engine: AlphaBeta,
+}
+
+impl AlphaBetaPlayer {
+    pub fn new(variant: &Arc<Variant>, config: AlphaBetaConfig) -> AlphaBetaPlayer {
+        AlphaBetaPlayer { engine: AlphaBeta::new(variant, config) }
+    }
+}
+
+impl Player for AlphaBetaPlayer {
+    fn new_game(&mut self, _start: &Position, ctx: &GameContext) {
+        self.engine.new_game(ctx.cap_ply);
+    }
+
+    fn choose(&mut self, pos: &mut Position, legal: &[Move], _rng: &mut dyn RngCore) -> Move {
+        let result = self.engine.search(pos);
+        match result.best {
+            Some(m) if legal.contains(&m) => m,
+            _ => legal[0],
+        }
+    }
+}
+
+/// A player description as written on the command line and stored with results:
+///
+/// - `random`;
+/// - `greedy`, `greedy:values=mobility` (value sources: `nominal`, `mobility`, `uniform`);
+/// - `alphabeta:DEPTH`, `alphabeta:nodes=N` (iterative deepening until the node budget),
+///   `alphabeta:DEPTH:nodes=N`, each optionally with `:values=SOURCE`;
+/// - anything else is a checkpoint directory, optionally with `@SIMS` (search simulations per
+///   move; default [`DEFAULT_SIMULATIONS`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum PlayerSpec {
+    Random,
+    Greedy { values: ValueSource },
+    AlphaBeta { depth: Option<u32>, nodes: Option<u64>, values: ValueSource },
+    Checkpoint { path: PathBuf, simulations: u32 },
+}
+
+/// Simulations per move of a checkpoint player written without `@SIMS`.
+pub const DEFAULT_SIMULATIONS: u32 = 100;
+
+impl PlayerSpec {
+    pub fn parse(text: &str) -> Result<PlayerSpec, Error> {
+        let bad = |message: String| Error::PlayerSpec { spec: text.to_string(), message };
+        let mut parts = text.split(':');
+        let head = parts.next().unwrap_or("");
+        let options: Vec<&str> = parts.collect();
+        let values_of = |o: &str| -> Result<Option<ValueSource>, Error> {
+            match o.strip_prefix("values=") {
+                Some(v) => v.parse().map(Some).map_err(&bad),
+                None => Ok(None),
+            }
+        };
+        match head {
+            "random" if options.is_empty() => Ok(PlayerSpec::Random),
+            "random" => Err(bad("`random` takes no options".into())),
+            "greedy" => {
+                let mut values = ValueSource::Nominal;
+                for o in options {
+                    values = values_of(o)?
+                        .ok_or_else(|| bad(format!("unknown greedy option {o:?} (expected values=SOURCE)")))?;
+                }
+                Ok(PlayerSpec::Greedy { values })
+            }
+            "alphabeta" | "ab" => {
+                let (mut depth, mut nodes, mut values) = (None, None, ValueSource::Nominal);
+                for o in options {
+                    if let Some(v) = values_of(o)? {
+                        values = v;
+                    } else if let Some(n) = o.strip_prefix("nodes=") {
+                        nodes = Some(
+                            n.parse().ok().filter(|&n| n > 0).ok_or_else(|| bad(format!("bad node budget {n:?}")))?,
+                        );
+                    } else if let Ok(d) = o.strip_prefix("depth=").unwrap_or(o).parse::<u32>() {
+                        if !(1..=64).contains(&d) {
+                            return Err(bad(format!("depth {d} is outside 1..=64")));
+                        }
+                        depth = Some(d);
+                    } else {
+                        return Err(bad(format!(
+                            "unknown alphabeta option {o:?} (expected DEPTH, nodes=N or values=SOURCE)"
+                        )));
+                    }
+                }
+                if depth.is_none() && nodes.is_none() {
+                    return Err(bad(
+                        "alphabeta needs a depth or a node budget, e.g. alphabeta:3 or alphabeta:nodes=20000".into(),
+                    ));
+                }
+                Ok(PlayerSpec::AlphaBeta { depth, nodes, values })
+            }
+            _ => {
+                let (path, simulations) = match text.rsplit_once('@') {
+                    Some((p, s)) if !p.is_empty() => {
+                        let sims = s.parse::<u32>().ok().filter(|&s| s > 0).ok_or_else(|| {
+                            bad(format!("`@{s}`: the search budget must be a positive number of simulations"))
+                        })?;
+                        (p, sims)
+                    }
+                    _ => (text, DEFAULT_SIMULATIONS),
+                };
+                if path.is_empty() {
+                    return Err(bad("empty player".into()));
+                }
+                Ok(PlayerSpec::Checkpoint { path: PathBuf::from(path), simulations })
+            }
+        }
+    }
+
+    /// Whether two instances of this player given the same position always answer the same
+    /// (then a repeated opening replays the same game).
+    pub fn is_deterministic(&self) -> bool {
+        !matches!(self, PlayerSpec::Random | PlayerSpec::Greedy { .. })
+    }
+
+    /// Builds the player factory. Checkpoints need `loader` (which links the network runtime).
+    pub fn contestant(
+        &self,
+        variant: &Arc<Variant>,
+        loader: Option<&dyn CheckpointLoader>,
+        search: &SearchPlayerConfig,
+    ) -> Result<Contestant, Error> {
+        let name = self.to_string();
+        let deterministic = self.is_deterministic();
+        Ok(match self {
+            PlayerSpec::Random => Contestant::new(name, deterministic, None, || Box::new(RandomPlayer)),
+            PlayerSpec::Greedy { values } => {
+                let values = Arc::new(PieceValues::new(variant, *values));
+                Contestant::new(name, deterministic, None, move || Box::new(GreedyPlayer::new(Arc::clone(&values))))
+            }
+            PlayerSpec::AlphaBeta { depth, nodes, values } => {
+                let config =
+                    AlphaBetaConfig { depth: *depth, nodes: *nodes, values: *values, ..AlphaBetaConfig::default() };
+                let v = Arc::clone(variant);
+                // Estimate the values once, not per game.
+                let _ = PieceValues::new(&v, *values);
+                Contestant::new(name, deterministic, None, move || Box::new(AlphaBetaPlayer::new(&v, config.clone())))
+            }
+            PlayerSpec::Checkpoint { path, simulations } => {
+                let loader = loader.ok_or_else(|| Error::Checkpoint {
+                    path: path.display().to_string(),
+                    message: "checkpoint players need the network runtime; this caller gave no checkpoint loader"
+                        .into(),
+                })?;
+                let loaded = loader
+                    .load(path, variant)
+                    .map_err(|message| Error::Checkpoint { path: path.display().to_string(), message })?;
+                let step = loaded.step.or_else(|| crate::store::checkpoint_step(path));
+                let config = SearchPlayerConfig { simulations: *simulations, ..search.clone() };
+                let evaluator = loaded.evaluator;
+                Contestant::new(name, deterministic, step, move || {
+                    Box::new(SearchPlayer::new(Arc::clone(&evaluator), config.clone()))
+                })
+            }
+        })
+    }
+}
+
+impl fmt::Display for PlayerSpec {
+    /// The canonical spelling (parses back to the same spec).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let values = |v: &ValueSource| if *v == ValueSource::Nominal { String::new() } else { format!(":values={v}") };
+        match self {
+            PlayerSpec::Random => write!(f, "random"),
+            PlayerSpec::Greedy { values: v } => write!(f, "greedy{}", values(v)),
+            PlayerSpec::AlphaBeta { depth, nodes, values: v } => {
+                write!(f, "alphabeta")?;
+                if let Some(d) = depth {
+                    write!(f, ":{d}")?;
+                }
+                if let Some(n) = nodes {
+                    write!(f, ":nodes={n}")?;
+                }
+                write!(f, "{}", values(v))
+            }
+            PlayerSpec::Checkpoint { path, simulations } => write!(f, "{}@{simulations}", path.display()),
+        }
+    }
+}
+
+/// A network ready for search, loaded by the caller.
+pub struct LoadedCheckpoint {
+    pub evaluator: Arc<dyn Evaluator>,
+    /// Training step, if known (otherwise read from the checkpoint's `header.json`).
+    pub step: Option<u64>,
+}
+
+/// Loads checkpoints: implemented where libtorch is linked (the CLI, the trainer), so that this
+/// crate stays free of it.
+pub trait CheckpointLoader: Send + Sync {
+    fn load(&self, path: &Path, variant: &Arc<Variant>) -> Result<LoadedCheckpoint, String>;
+}
+
+type Factory = dyn Fn() -> Box<dyn Player> + Send + Sync;
+
+/// A named player factory: one fresh [`Player`] per game.
+#[derive(Clone)]
+pub struct Contestant {
+    /// The name results are stored under.
+    pub name: String,
+    pub deterministic: bool,
+    /// Training step of a checkpoint player.
+    pub step: Option<u64>,
+    factory: Arc<Factory>,
+}
+
+impl fmt::Debug for Contestant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Contestant({})", self.name)
+    }
+}
+
+impl Contestant {
+    pub fn new(
+        name: impl Into<String>,
+        deterministic: bool,
+        step: Option<u64>,
+        factory: impl Fn() -> Box<dyn Player> + Send + Sync + 'static,
+    ) -> Contestant {
+        Contestant { name: name.into(), deterministic, step, factory: Arc::new(factory) }
+    }
+
+    pub fn player(&self) -> Box<dyn Player> {
+        (self.factory)()
+    }
+
+    /// The same player under another name (e.g. to play itself).
+    pub fn renamed(mut self, name: impl Into<String>) -> Contestant {
+        self.name = name.into();
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_parse_and_print_back() {
+        for text in [
+            "random",
+            "greedy",
+            "greedy:values=mobility",
+            "alphabeta:3",
+            "alphabeta:nodes=5000",
+            "alphabeta:2:nodes=100:values=uniform",
+            "runs/a/checkpoints/step-100@64",
+        ] {
+            let spec = PlayerSpec::parse(text).unwrap();
+            assert_eq!(spec.to_string(), text);
+        }
+        assert_eq!(PlayerSpec::parse("ab:depth=2").unwrap(), PlayerSpec::parse("alphabeta:2").unwrap());
+        assert_eq!(
+            PlayerSpec::parse("ckpt").unwrap(),
+            PlayerSpec::Checkpoint { path: "ckpt".into(), simulations: DEFAULT_SIMULATIONS }
+        );
+        for bad in [
+            "alphabeta",
+            "alphabeta:0",
+            "alphabeta:x",
+            "greedy:fast",
+            "random:1",
+            "ckpt@0",
+            "ckpt@x",
+            "greedy:values=no",
+        ] {
+            assert!(PlayerSpec::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_checkpoint_without_a_loader_is_a_clear_error() {
+        let v = Variant::load("gardner").unwrap();
+        let spec = PlayerSpec::parse("some/ckpt@10").unwrap();
+        let err = spec.contestant(&v, None, &SearchPlayerConfig::default()).unwrap_err().to_string();
+        assert!(err.contains("some/ckpt") && err.contains("loader"), "{err}");
+    }
+
+    #[test]
+    fn greedy_takes_material_and_wins() {
+        use rand::SeedableRng;
+        let v = Variant::load("chess").unwrap();
+        // White can take a hanging queen.
+        let mut pos = Position::from_fen(Arc::clone(&v), "4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1").unwrap();
+        let mut legal = MoveList::new();
+        pos.legal_moves(&mut legal);
+        let mut p = GreedyPlayer::new(Arc::new(PieceValues::new(&v, ValueSource::Nominal)));
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        let m = p.choose(&mut pos, &legal, &mut rng);
+        assert_eq!(pos.move_to_string(&m), "d2d5");
+        // Mate in one beats material.
+        let mut pos = Position::from_fen(Arc::clone(&v), "6k1/5ppp/8/8/8/8/7K/R2n4 w - - 0 1").unwrap();
+        pos.legal_moves(&mut legal);
+        let m = p.choose(&mut pos, &legal, &mut rng);
+        assert_eq!(pos.move_to_string(&m), "a1a8");
+    }
+}

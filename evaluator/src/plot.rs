@@ -1,0 +1,204 @@
+//! The PNG plot of Elo against training step.
+//!
+//! plotters is built without its system-font backend (font-kit needs fontconfig and freetype);
+//! text goes through `ab_glyph` with a TrueType font read at run time: `$FAIRYZERO_FONT`, else
+//! the first of a few usual system paths (DejaVu Sans, Liberation Sans, ...). Without any font
+//! the plot is still drawn, without text (the legend is in `ranking.md` anyway).
+
+use std::{path::Path, sync::OnceLock};
+
+use plotters::{
+    prelude::*,
+    style::{register_font, FontStyle},
+};
+
+use crate::{
+    ranking::{PlayerKind, Ranking},
+    Error,
+};
+
+const FONT_PATHS: &[&str] = &[
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/TTF/DejaVuSans.ttf",
+    "/usr/share/fonts/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/dejavu-sans-fonts/DejaVuSans.ttf",
+    "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
+    "/usr/share/fonts/liberation-sans/LiberationSans-Regular.ttf",
+    "/usr/share/fonts/truetype/freefont/FreeSans.ttf",
+    "/Library/Fonts/Arial.ttf",
+    "/System/Library/Fonts/Supplemental/Arial.ttf",
+];
+
+/// Registers a font once; whether text can be drawn.
+fn fonts_available() -> bool {
+    static READY: OnceLock<bool> = OnceLock::new();
+    *READY.get_or_init(|| {
+        let env = std::env::var("FAIRYZERO_FONT").ok();
+        let candidates = env.iter().map(String::as_str).chain(FONT_PATHS.iter().copied());
+        for path in candidates {
+            if path.is_empty() {
+                continue;
+            }
+            if let Ok(bytes) = std::fs::read(path) {
+                let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+                if register_font("sans-serif", FontStyle::Normal, bytes).is_ok() {
+                    return true;
+                }
+            }
+        }
+        tracing::debug!("no TrueType font found: the ranking plot has no text");
+        false
+    })
+}
+
+/// Draws `ranking` to `path` (PNG): checkpoints as Elo (with their intervals) against step,
+/// baselines as horizontal lines.
+pub fn plot_ranking(ranking: &Ranking, path: &Path) -> Result<(), Error> {
+    draw(ranking, path, fonts_available()).map_err(|e| Error::Plot(format!("{}: {e}", path.display())))
+}
+
+fn draw(ranking: &Ranking, path: &Path, text: bool) -> Result<(), Box<dyn std::error::Error>> {
+    let mut points: Vec<(u64, f64, f64, f64)> = ranking
+        .entries
+        .iter()
+        .filter(|e| e.kind == PlayerKind::Checkpoint && e.elo.is_finite())
+        .filter_map(|e| e.step.map(|s| (s, e.elo, e.ci_low, e.ci_high)))
+        .collect();
+    points.sort_by_key(|p| p.0);
+    let baselines: Vec<(&str, f64)> = ranking
+        .entries
+        .iter()
+        .filter(|e| e.kind == PlayerKind::Baseline && e.elo.is_finite())
+        .map(|e| (e.player.as_str(), e.elo))
+        .collect();
+
+    let x_max = points.iter().map(|p| p.0).max().unwrap_or(1).max(1) as f64;
+    let finite = |x: f64| x.is_finite().then_some(x);
+    let ys = points
+        .iter()
+        .flat_map(|p| [finite(p.2).unwrap_or(p.1), finite(p.3).unwrap_or(p.1)])
+        .chain(baselines.iter().map(|b| b.1))
+        .chain([0.0]);
+    let (mut y_min, mut y_max) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), y| (lo.min(y), hi.max(y)));
+    let pad = ((y_max - y_min) * 0.08).max(20.0);
+    y_min -= pad;
+    y_max += pad;
+
+    let root = BitMapBackend::new(path, (960, 600)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let mut builder = ChartBuilder::on(&root);
+    builder.margin(20);
+    if text {
+        builder.caption("Elo against training step", ("sans-serif", 24)).x_label_area_size(45).y_label_area_size(60);
+    } else {
+        builder.x_label_area_size(5).y_label_area_size(5);
+    }
+    let mut chart = builder.build_cartesian_2d(0f64..x_max * 1.05, y_min..y_max)?;
+    if text {
+        chart
+            .configure_mesh()
+            .x_desc("training step")
+            .y_desc("Elo")
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .y_label_formatter(&|y| format!("{y:+.0}"))
+            .label_style(("sans-serif", 14))
+            .axis_desc_style(("sans-serif", 16))
+            .draw()?;
+    } else {
+        chart.configure_mesh().x_labels(0).y_labels(0).draw()?;
+    }
+
+    let palette = [
+        RGBColor(200, 80, 40),
+        RGBColor(40, 140, 60),
+        RGBColor(120, 60, 160),
+        RGBColor(60, 60, 60),
+        RGBColor(180, 140, 0),
+    ];
+    for (i, (name, elo)) in baselines.iter().enumerate() {
+        let color = palette[i % palette.len()];
+        let series = chart.draw_series(LineSeries::new([(0.0, *elo), (x_max * 1.05, *elo)], color.stroke_width(1)))?;
+        if text {
+            let label = format!("{name} ({elo:+.0})");
+            series.label(label).legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], color));
+        }
+    }
+    let blue = RGBColor(30, 90, 200);
+    for &(s, _, lo, hi) in &points {
+        if lo.is_finite() && hi.is_finite() {
+            chart.draw_series(std::iter::once(PathElement::new(
+                [(s as f64, lo), (s as f64, hi)],
+                blue.mix(0.6).stroke_width(2),
+            )))?;
+        }
+    }
+    let line = chart.draw_series(LineSeries::new(points.iter().map(|p| (p.0 as f64, p.1)), blue.stroke_width(2)))?;
+    if text {
+        line.label("checkpoints (95% CI)").legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], blue));
+    }
+    chart.draw_series(points.iter().map(|p| Circle::new((p.0 as f64, p.1), 4, blue.filled())))?;
+    if text && (!baselines.is_empty() || !points.is_empty()) {
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .label_font(("sans-serif", 14))
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()?;
+    }
+    root.present()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ranking::RankEntry;
+
+    fn entry(player: &str, kind: PlayerKind, step: Option<u64>, elo: f64) -> RankEntry {
+        RankEntry {
+            rank: 1,
+            player: player.into(),
+            kind,
+            step,
+            games: 10,
+            points: 5.0,
+            elo,
+            ci_low: elo - 50.0,
+            ci_high: elo + 50.0,
+            score_vs_best: None,
+            expected_vs_best: 0.5,
+            connected: true,
+        }
+    }
+
+    #[test]
+    fn plots_with_and_without_text() {
+        let ranking = Ranking {
+            games: 10,
+            distinct_games: 10,
+            anchor: Some("random".into()),
+            method: "test".into(),
+            best: None,
+            entries: vec![
+                entry("random", PlayerKind::Baseline, None, 0.0),
+                entry("alphabeta:2", PlayerKind::Baseline, None, 400.0),
+                entry("c1@8", PlayerKind::Checkpoint, Some(100), 150.0),
+                entry("c2@8", PlayerKind::Checkpoint, Some(300), 450.0),
+            ],
+            skipped_lines: 0,
+        };
+        let dir = tempfile::tempdir().unwrap();
+        for text in [false, true] {
+            if text && !fonts_available() {
+                continue;
+            }
+            let path = dir.path().join(format!("plot-{text}.png"));
+            draw(&ranking, &path, text).unwrap();
+            assert!(std::fs::read(&path).unwrap().starts_with(b"\x89PNG"));
+        }
+        // No checkpoint at all still draws.
+        let empty = Ranking { entries: vec![], ..ranking };
+        plot_ranking(&empty, &dir.path().join("empty.png")).unwrap();
+    }
+}

@@ -1,0 +1,184 @@
+//! The results store of a run directory: `DIR/matches/*.jsonl`, one [`GameRecord`] per line.
+//!
+//! - Append-only: every batch of games (a match, a gating round) becomes one new file named
+//!   `<unix-ms>-<pid>-<n>-<label>.jsonl`; files are never rewritten.
+//! - Atomic per batch: the file is written as `.<name>.tmp`, flushed to disk and renamed, so a
+//!   reader sees a whole batch or nothing. Readers skip names that start with a dot.
+//! - Readers ([`ResultStore::load`]) take every `*.jsonl` file in name order (so in time
+//!   order) and report, rather than fail on, lines they cannot read.
+//!
+//! `fairyzero rank --run DIR` rebuilds the ratings from everything stored here.
+
+use std::{
+    fs,
+    io::Write,
+    path::{Path, PathBuf},
+    sync::atomic::{AtomicU64, Ordering},
+    time::{SystemTime, UNIX_EPOCH},
+};
+
+use crate::{matches::GameRecord, Error};
+
+/// The store's folder inside a run directory.
+pub const MATCHES_DIR: &str = "matches";
+
+#[derive(Clone, Debug)]
+pub struct ResultStore {
+    dir: PathBuf,
+}
+
+/// What [`ResultStore::load`] found.
+#[derive(Clone, Debug, Default)]
+pub struct StoredResults {
+    pub records: Vec<GameRecord>,
+    pub files: usize,
+    /// `file:line: problem` for every line that was skipped.
+    pub problems: Vec<String>,
+}
+
+impl ResultStore {
+    /// The store of run directory `run_dir` (created on the first append).
+    pub fn new(run_dir: &Path) -> ResultStore {
+        ResultStore { dir: run_dir.join(MATCHES_DIR) }
+    }
+
+    /// A store in an arbitrary folder.
+    pub fn at(dir: impl Into<PathBuf>) -> ResultStore {
+        ResultStore { dir: dir.into() }
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Writes `records` as one new batch file; `label` (sanitised) ends its name.
+    pub fn append(&self, records: &[GameRecord], label: &str) -> Result<PathBuf, Error> {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let io = |path: &Path| {
+            let path = path.display().to_string();
+            move |error: std::io::Error| Error::Io { path, error }
+        };
+        fs::create_dir_all(&self.dir).map_err(io(&self.dir))?;
+        let millis = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or(0);
+        let label: String = label
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '_' })
+            .take(80)
+            .collect();
+        let name = format!(
+            "{millis:013}-{}-{}-{}.jsonl",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed),
+            label.trim_start_matches('.')
+        );
+        let path = self.dir.join(&name);
+        let tmp = self.dir.join(format!(".{name}.tmp"));
+        let mut text = String::new();
+        for r in records {
+            text.push_str(&serde_json::to_string(r).expect("records serialise"));
+            text.push('\n');
+        }
+        let mut f = fs::File::create(&tmp).map_err(io(&tmp))?;
+        f.write_all(text.as_bytes()).map_err(io(&tmp))?;
+        f.sync_all().map_err(io(&tmp))?;
+        drop(f);
+        fs::rename(&tmp, &path).map_err(io(&path))?;
+        Ok(path)
+    }
+
+    /// Every stored game (an absent folder is an empty store).
+    pub fn load(&self) -> Result<StoredResults, Error> {
+        let mut out = StoredResults::default();
+        let entries = match fs::read_dir(&self.dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
+            Err(error) => return Err(Error::Io { path: self.dir.display().to_string(), error }),
+        };
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                !name.starts_with('.') && name.ends_with(".jsonl")
+            })
+            .collect();
+        files.sort();
+        for file in files {
+            let text =
+                fs::read_to_string(&file).map_err(|error| Error::Io { path: file.display().to_string(), error })?;
+            out.files += 1;
+            for (i, line) in text.lines().enumerate() {
+                if line.trim().is_empty() {
+                    continue;
+                }
+                match serde_json::from_str::<GameRecord>(line) {
+                    Ok(r) => out.records.push(r),
+                    Err(e) => out.problems.push(format!("{}:{}: {e}", file.display(), i + 1)),
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The training step in a checkpoint directory's `header.json` (`training_step`).
+pub fn checkpoint_step(dir: &Path) -> Option<u64> {
+    let text = fs::read_to_string(dir.join("header.json")).ok()?;
+    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
+    value.get("training_step")?.as_u64()
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::matches::{GameResult, RECORD_VERSION};
+
+    pub(crate) fn record(blue: &str, tan: &str, result: GameResult, game: usize) -> GameRecord {
+        GameRecord {
+            version: RECORD_VERSION,
+            match_id: "m".into(),
+            variant: "gardner".into(),
+            variant_hash: "0".into(),
+            blue: blue.into(),
+            tan: tan.into(),
+            blue_step: None,
+            tan_step: None,
+            result,
+            reason: "checkmate".into(),
+            plies: 10,
+            opening: game / 2,
+            opening_moves: String::new(),
+            moves_hash: format!("{game:016x}"),
+            moves: None,
+            game,
+        }
+    }
+
+    #[test]
+    fn batches_append_and_load_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = ResultStore::new(dir.path());
+        assert_eq!(store.load().unwrap().records.len(), 0);
+        let a = vec![record("x", "y", GameResult::BlueWins, 0), record("y", "x", GameResult::Draw, 1)];
+        let b = vec![record("x", "z", GameResult::TanWins, 0)];
+        let p1 = store.append(&a, "x vs y").unwrap();
+        let p2 = store.append(&b, "x/z").unwrap();
+        assert!(p1.file_name().unwrap().to_str().unwrap().ends_with("-x_vs_y.jsonl"));
+        assert_ne!(p1, p2);
+        // A half-written batch and a corrupt line are not read as games.
+        fs::write(store.dir().join(".partial.jsonl.tmp"), "{").unwrap();
+        let mut f = fs::OpenOptions::new().append(true).open(&p2).unwrap();
+        writeln!(f, "not json").unwrap();
+        let loaded = store.load().unwrap();
+        assert_eq!(loaded.files, 2);
+        assert_eq!(loaded.records, [a, b].concat());
+        assert_eq!(loaded.problems.len(), 1, "{:?}", loaded.problems);
+    }
+
+    #[test]
+    fn steps_come_from_the_header() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("header.json"), r#"{"training_step": 1200, "other": 1}"#).unwrap();
+        assert_eq!(checkpoint_step(dir.path()), Some(1200));
+        assert_eq!(checkpoint_step(&dir.path().join("missing")), None);
+    }
+}

@@ -1,0 +1,69 @@
+//! Link libtorch so that this crate's tests run without `LD_LIBRARY_PATH`, and record which
+//! libtorch the crate was built against.
+//!
+//! The link part is a copy of tch's own build.rs; every crate whose binaries or tests link tch
+//! needs it (see docs/setup.md):
+//! - `-Wl,-rpath=<libtorch lib dir>` gives the binary a RUNPATH;
+//! - `-Wl,--no-as-needed -ltorch` keeps `libtorch.so`, and through it `libtorch_cuda.so`,
+//!   which the linker would otherwise drop because no Rust symbol refers to them directly.
+//!
+//! `DEP_TCH_LIBTORCH_LIB` is set by torch-sys (`links = "tch"`) and is only visible to crates
+//! that depend on torch-sys directly, hence the direct dependency in Cargo.toml.
+//!
+//! All of this only applies with the `torch` feature (`CARGO_FEATURE_TORCH`): without it the
+//! crate is pure Rust and must not ask the linker for libtorch.
+
+use std::{env, fs, path::Path};
+
+fn main() {
+    println!("cargo:rerun-if-changed=build.rs");
+    if env::var_os("CARGO_FEATURE_TORCH").is_none() {
+        return;
+    }
+    let lib_dir = env::var("DEP_TCH_LIBTORCH_LIB").ok();
+
+    let os = env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
+    if os == "linux" || os == "windows" {
+        if let Some(lib_dir) = &lib_dir {
+            println!("cargo:rustc-link-arg=-Wl,-rpath={lib_dir}");
+        }
+        println!("cargo:rustc-link-arg=-Wl,--no-as-needed");
+        println!("cargo:rustc-link-arg=-ltorch");
+    }
+
+    // The C API has no call that returns the PyTorch version, so read it from the install:
+    // a Python wheel has `torch/version.py` next to `torch/lib`, a libtorch zip has
+    // `libtorch/build-version`.
+    let (version, cuda) = lib_dir
+        .as_deref()
+        .map(Path::new)
+        .and_then(|lib| lib.parent())
+        .map(torch_version)
+        .unwrap_or_default();
+    println!("cargo:rustc-env=FAIRYZERO_TORCH_VERSION={}", version.unwrap_or_else(|| "unknown".into()));
+    println!("cargo:rustc-env=FAIRYZERO_TORCH_CUDA={}", cuda.unwrap_or_default());
+    println!("cargo:rustc-env=FAIRYZERO_TORCH_LIB={}", lib_dir.unwrap_or_default());
+}
+
+/// Returns `(torch version, CUDA version it was built for)` read from a libtorch install root.
+fn torch_version(root: &Path) -> (Option<String>, Option<String>) {
+    let version_py = root.join("version.py");
+    let build_version = root.join("build-version");
+    if let Ok(text) = fs::read_to_string(&version_py) {
+        println!("cargo:rerun-if-changed={}", version_py.display());
+        let value = |key: &str| {
+            text.lines().find_map(|line| {
+                let (lhs, rhs) = line.split_once('=')?;
+                let name = lhs.split(':').next()?.trim();
+                (name == key).then(|| rhs.trim().trim_matches(|c| c == '\'' || c == '"').to_owned())
+            })
+        };
+        let cuda = value("cuda").filter(|v| v != "None");
+        (value("__version__"), cuda)
+    } else if let Ok(text) = fs::read_to_string(&build_version) {
+        println!("cargo:rerun-if-changed={}", build_version.display());
+        (Some(text.trim().to_owned()), None)
+    } else {
+        (None, None)
+    }
+}

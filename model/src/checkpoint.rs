@@ -1,0 +1,355 @@
+//! Checkpoints: a directory holding
+//!
+//! - `header.json`: [`CheckpointHeader`] (format version, variant name, hash and piece
+//!   identities, architecture, training step, optimizer record);
+//! - `weights.safetensors`: every variable by name (readable from Python with `safetensors`);
+//! - `optimizer.safetensors` (optional): AdamW moments, see [`crate::optim`].
+//!
+//! Loading refuses a checkpoint of another variant, rules revision, architecture or encoding
+//! with a message saying what differs, unless `transfer` is asked for: then variables are
+//! matched by name and shape and the piece-indexed embedding rows by piece identity
+//! ([`crate::identity`]), so that an edited variant, or Typhoon from Scirocco, warm-starts.
+
+use std::{
+    collections::HashMap,
+    fs,
+    path::{Path, PathBuf},
+    sync::Arc,
+};
+
+use fairyzero_rules::Variant;
+use tch::{Device, Tensor};
+
+use crate::{
+    config::{CheckpointHeader, NetConfig, VariantRecord, CHECKPOINT_FORMAT_VERSION},
+    encoding::ENCODING_VERSION,
+    identity::{match_pieces, PieceMatch},
+    net::{Net, PieceRows, PIECE_TABLES},
+    optim::AdamW,
+};
+
+pub const HEADER_FILE: &str = "header.json";
+pub const WEIGHTS_FILE: &str = "weights.safetensors";
+pub const OPTIMIZER_FILE: &str = "optimizer.safetensors";
+
+#[derive(Debug, thiserror::Error)]
+pub enum CheckpointError {
+    #[error("checkpoint {path}: {error}")]
+    Io { path: String, error: std::io::Error },
+    #[error("checkpoint {path}: {message}")]
+    Invalid { path: String, message: String },
+    /// The checkpoint belongs to another variant or rules revision.
+    #[error("checkpoint {path} was trained on {trained}, not on {wanted}; pass --transfer to warm-start from it")]
+    WrongVariant { path: String, trained: String, wanted: String },
+    /// The checkpoint has another architecture than the one asked for.
+    #[error("checkpoint {path} is a {found} net, not the {wanted} asked for; pass --transfer to warm-start from it")]
+    WrongArchitecture { path: String, found: String, wanted: String },
+    #[error("checkpoint {path}: {error}")]
+    Torch { path: String, error: tch::TchError },
+}
+
+/// How a checkpoint's variables reached the net on a `--transfer` load.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TransferReport {
+    /// Variables copied whole (same name and shape).
+    pub copied: Vec<String>,
+    /// For each piece type of the new variant: its name and the checkpoint piece it took its
+    /// embeddings from, if any.
+    pub pieces: Vec<(String, Option<(String, PieceMatch)>)>,
+    /// Variables present in both with different shapes, left at their fresh initialisation.
+    pub mismatched: Vec<String>,
+    /// Variables of the net absent from the checkpoint (fresh).
+    pub missing: Vec<String>,
+    /// Checkpoint variables the net has no use for.
+    pub unused: Vec<String>,
+}
+
+impl std::fmt::Display for TransferReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let matched = self.pieces.iter().filter(|p| p.1.is_some()).count();
+        write!(
+            f,
+            "{} variables copied, {}/{} piece types matched, {} fresh (shape changed), {} fresh (new), {} unused",
+            self.copied.len(),
+            matched,
+            self.pieces.len(),
+            self.mismatched.len(),
+            self.missing.len(),
+            self.unused.len()
+        )
+    }
+}
+
+/// A loaded checkpoint.
+pub struct Loaded {
+    pub net: Net,
+    pub header: CheckpointHeader,
+    /// Set on a `transfer` load.
+    pub transfer: Option<TransferReport>,
+}
+
+fn io_err(path: &Path) -> impl Fn(std::io::Error) -> CheckpointError + '_ {
+    move |error| CheckpointError::Io { path: path.display().to_string(), error }
+}
+
+fn torch_err(path: &Path) -> impl Fn(tch::TchError) -> CheckpointError + '_ {
+    move |error| CheckpointError::Torch { path: path.display().to_string(), error }
+}
+
+/// The record of `variant` a header stores.
+pub fn variant_record(variant: &Variant, identities: &[crate::identity::PieceIdentity]) -> VariantRecord {
+    VariantRecord {
+        name: variant.name.clone(),
+        hash: format!("{:016x}", variant.hash),
+        width: variant.dims.width,
+        height: variant.dims.height,
+        pieces: identities.to_vec(),
+    }
+}
+
+/// Writes `net` (and the optimizer state, if given) to the directory `dir`, creating it. The
+/// header is written last, so an interrupted save leaves no header rather than a wrong one.
+pub fn save(
+    net: &Net,
+    dir: &Path,
+    training_step: u64,
+    optimizer: Option<&AdamW>,
+) -> Result<CheckpointHeader, CheckpointError> {
+    fs::create_dir_all(dir).map_err(io_err(dir))?;
+    let header_path = dir.join(HEADER_FILE);
+    // A stale header must not describe new weights if this save is interrupted.
+    if header_path.exists() {
+        fs::remove_file(&header_path).map_err(io_err(&header_path))?;
+    }
+    let weights = dir.join(WEIGHTS_FILE);
+    let mut named: Vec<(String, Tensor)> = net
+        .var_store()
+        .variables()
+        .into_iter()
+        .map(|(name, t)| (name, t.detach().to_device(Device::Cpu).contiguous()))
+        .collect();
+    named.sort_by(|a, b| a.0.cmp(&b.0));
+    write_safetensors(&named, &weights)?;
+    let optimizer = match optimizer {
+        Some(opt) => Some(opt.save(&dir.join(OPTIMIZER_FILE), OPTIMIZER_FILE)?),
+        None => {
+            let stale = dir.join(OPTIMIZER_FILE);
+            if stale.exists() {
+                fs::remove_file(&stale).map_err(io_err(&stale))?;
+            }
+            None
+        }
+    };
+    let header = CheckpointHeader {
+        format_version: CHECKPOINT_FORMAT_VERSION,
+        encoding_version: ENCODING_VERSION,
+        variant: variant_record(net.variant(), net.piece_identities()),
+        architecture: net.config().clone(),
+        training_step,
+        weights: WEIGHTS_FILE.to_string(),
+        optimizer,
+        created_by: format!("fairyzero {}", env!("CARGO_PKG_VERSION")),
+    };
+    let text = serde_json::to_string_pretty(&header).expect("headers serialise");
+    let tmp = dir.join(format!("{HEADER_FILE}.tmp"));
+    fs::write(&tmp, text + "\n").map_err(io_err(&tmp))?;
+    fs::rename(&tmp, &header_path).map_err(io_err(&header_path))?;
+    Ok(header)
+}
+
+/// Writes named tensors to a safetensors file through a temporary name.
+pub(crate) fn write_safetensors(named: &[(String, Tensor)], path: &Path) -> Result<(), CheckpointError> {
+    let tmp = PathBuf::from(format!("{}.tmp", path.display()));
+    Tensor::write_safetensors(named, &tmp).map_err(torch_err(path))?;
+    fs::rename(&tmp, path).map_err(io_err(path))
+}
+
+pub(crate) fn read_safetensors(path: &Path) -> Result<HashMap<String, Tensor>, CheckpointError> {
+    if !path.exists() {
+        return Err(CheckpointError::Io {
+            path: path.display().to_string(),
+            error: std::io::Error::new(std::io::ErrorKind::NotFound, "file not found"),
+        });
+    }
+    Ok(Tensor::read_safetensors(path).map_err(torch_err(path))?.into_iter().collect())
+}
+
+/// Reads and checks a checkpoint's header.
+pub fn read_header(dir: &Path) -> Result<CheckpointHeader, CheckpointError> {
+    let path = dir.join(HEADER_FILE);
+    let text = fs::read_to_string(&path).map_err(io_err(&path))?;
+    let header: CheckpointHeader = serde_json::from_str(&text).map_err(|e| CheckpointError::Invalid {
+        path: path.display().to_string(),
+        message: format!("bad header: {e}"),
+    })?;
+    if header.format_version > CHECKPOINT_FORMAT_VERSION {
+        return Err(CheckpointError::Invalid {
+            path: dir.display().to_string(),
+            message: format!(
+                "format version {} is newer than this program's {CHECKPOINT_FORMAT_VERSION}",
+                header.format_version
+            ),
+        });
+    }
+    Ok(header)
+}
+
+/// Loads a checkpoint for `variant` on `device`.
+///
+/// - `architecture`: the architecture the caller wants, or `None` for whatever the checkpoint
+///   has.
+/// - `transfer`: accept another variant, rules revision, architecture or encoding, matching
+///   variables by name and piece embeddings by piece identity; everything unmatched keeps its
+///   fresh initialisation. The report says what was matched.
+pub fn load(
+    dir: &Path,
+    variant: Arc<Variant>,
+    architecture: Option<&NetConfig>,
+    device: Device,
+    transfer: bool,
+) -> Result<Loaded, CheckpointError> {
+    let header = read_header(dir)?;
+    let shown = dir.display().to_string();
+    let wanted_arch = architecture.cloned().unwrap_or_else(|| header.architecture.clone());
+    if !transfer {
+        let hash = format!("{:016x}", variant.hash);
+        if header.variant.name != variant.name || header.variant.hash != hash {
+            let same_name = header.variant.name == variant.name;
+            let describe = |name: &str, hash: &str| {
+                if same_name {
+                    format!("variant `{name}` with rules hash {hash}")
+                } else {
+                    format!("variant `{name}`")
+                }
+            };
+            return Err(CheckpointError::WrongVariant {
+                path: shown,
+                trained: describe(&header.variant.name, &header.variant.hash),
+                wanted: describe(&variant.name, &hash) + if same_name { " (the rules changed)" } else { "" },
+            });
+        }
+        if wanted_arch != header.architecture {
+            return Err(CheckpointError::WrongArchitecture {
+                path: shown,
+                found: header.architecture.describe(),
+                wanted: wanted_arch.describe(),
+            });
+        }
+        if header.encoding_version != ENCODING_VERSION {
+            return Err(CheckpointError::Invalid {
+                path: shown,
+                message: format!(
+                    "trained on input encoding version {}, this program encodes version {ENCODING_VERSION}; pass --transfer to warm-start from it",
+                    header.encoding_version
+                ),
+            });
+        }
+    }
+    let mut net = Net::new(&wanted_arch, variant, device);
+    let weights_path = dir.join(&header.weights);
+    let stored = read_safetensors(&weights_path)?;
+    let report = if transfer {
+        Some(transfer_weights(&mut net, &stored, &header)?)
+    } else {
+        copy_exact(&net, &stored, &weights_path)?;
+        None
+    };
+    Ok(Loaded { net, header, transfer: report })
+}
+
+/// Copies every variable; the sets of names and shapes must agree exactly.
+fn copy_exact(net: &Net, stored: &HashMap<String, Tensor>, path: &Path) -> Result<(), CheckpointError> {
+    let vars = net.var_store().variables();
+    let mut problems = Vec::new();
+    for (name, var) in &vars {
+        match stored.get(name) {
+            None => problems.push(format!("variable `{name}` is missing")),
+            Some(src) if src.size() != var.size() => {
+                problems.push(format!("variable `{name}` has shape {:?}, the net needs {:?}", src.size(), var.size()))
+            }
+            Some(_) => {}
+        }
+    }
+    for name in stored.keys() {
+        if !vars.contains_key(name) {
+            problems.push(format!("unknown variable `{name}`"));
+        }
+    }
+    if !problems.is_empty() {
+        problems.sort();
+        return Err(CheckpointError::Invalid { path: path.display().to_string(), message: problems.join("; ") });
+    }
+    tch::no_grad(|| {
+        for (name, var) in &vars {
+            let mut var = var.shallow_clone();
+            var.f_copy_(&stored[name]).map_err(torch_err(path))?;
+        }
+        Ok(())
+    })
+}
+
+fn transfer_weights(
+    net: &mut Net,
+    stored: &HashMap<String, Tensor>,
+    header: &CheckpointHeader,
+) -> Result<TransferReport, CheckpointError> {
+    let mapping = match_pieces(&header.variant.pieces, net.piece_identities());
+    let mut report = TransferReport {
+        pieces: net
+            .piece_identities()
+            .iter()
+            .zip(&mapping)
+            .map(|(p, m)| (p.name.clone(), m.map(|(j, how)| (header.variant.pieces[j].name.clone(), how))))
+            .collect(),
+        ..TransferReport::default()
+    };
+    let vars = net.var_store().variables();
+    let mut names: Vec<&String> = vars.keys().collect();
+    names.sort();
+    let path = Path::new("(transfer)");
+    tch::no_grad(|| -> Result<(), CheckpointError> {
+        for name in names {
+            let mut var = vars[name].shallow_clone();
+            let Some(src) = stored.get(name) else {
+                report.missing.push(name.clone());
+                continue;
+            };
+            if let Some((_, rows)) = PIECE_TABLES.iter().find(|(n, _)| n == name) {
+                // Rows follow piece types: copy row by row where the widths agree.
+                if src.size().len() != 2 || src.size()[1] != var.size()[1] {
+                    report.mismatched.push(name.clone());
+                    continue;
+                }
+                let old_rows = src.size()[0];
+                let copy_row = |new_row: usize, old_row: usize| -> Result<(), CheckpointError> {
+                    if (old_row as i64) < old_rows {
+                        var.get(new_row as i64).f_copy_(&src.get(old_row as i64)).map_err(torch_err(path))?;
+                    }
+                    Ok(())
+                };
+                copy_row(0, 0)?; // empty square / no piece
+                for (t, m) in mapping.iter().enumerate() {
+                    let Some((old, _)) = m else { continue };
+                    match rows {
+                        PieceRows::TypeAndSide => {
+                            copy_row(1 + 2 * t, 1 + 2 * old)?;
+                            copy_row(2 + 2 * t, 2 + 2 * old)?;
+                        }
+                        PieceRows::Type => copy_row(1 + t, 1 + old)?,
+                    }
+                }
+                report.copied.push(name.clone());
+            } else if src.size() == var.size() {
+                var.f_copy_(src).map_err(torch_err(path))?;
+                report.copied.push(name.clone());
+            } else {
+                report.mismatched.push(name.clone());
+            }
+        }
+        Ok(())
+    })?;
+    let mut unused: Vec<String> = stored.keys().filter(|k| !vars.contains_key(*k)).cloned().collect();
+    unused.sort();
+    report.unused = unused;
+    Ok(report)
+}

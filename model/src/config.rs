@@ -1,0 +1,180 @@
+//! Network sizes and the checkpoint header: plain data (serde), usable without libtorch.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::identity::PieceIdentity;
+
+/// The network's architecture. Nothing here depends on the board size or the variant: the
+/// piece-type count comes from the variant when the net is built.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetConfig {
+    /// Residual blocks in the tower.
+    pub blocks: usize,
+    /// Channels of the tower.
+    pub channels: usize,
+    /// Every `n`-th block (the `n`-th, `2n`-th, …) is a KataGo-style global-pooling block;
+    /// 0 for none.
+    pub global_pool_every: usize,
+    /// Width of the learned (type x colour) piece embedding.
+    pub piece_embedding: usize,
+    /// Channels of the per-square policy features.
+    pub policy_channels: usize,
+    /// Width of the from/to bilinear ("attention policy") and of the move-term vectors.
+    pub policy_dim: usize,
+    /// Channels of the value head's 1x1 convolution.
+    pub value_channels: usize,
+    /// Hidden units of the value head.
+    pub value_hidden: usize,
+}
+
+impl NetConfig {
+    /// The named presets: `tiny` (4x32, CPU tests), `small` (6x64), `base` (10x128).
+    pub const PRESETS: [&'static str; 3] = ["tiny", "small", "base"];
+
+    /// A tower of `blocks` x `channels` with heads sized from the channels.
+    pub fn tower(blocks: usize, channels: usize) -> NetConfig {
+        NetConfig {
+            blocks,
+            channels,
+            global_pool_every: if blocks >= 6 { 3 } else { 2 },
+            piece_embedding: channels.min(64),
+            policy_channels: channels,
+            policy_dim: channels.min(64),
+            value_channels: (channels / 4).max(8),
+            value_hidden: channels,
+        }
+    }
+
+    pub fn tiny() -> NetConfig {
+        NetConfig::tower(4, 32)
+    }
+
+    pub fn small() -> NetConfig {
+        NetConfig::tower(6, 64)
+    }
+
+    pub fn base() -> NetConfig {
+        NetConfig::tower(10, 128)
+    }
+
+    /// Parses a size: a preset name or `BLOCKSxCHANNELS` (e.g. `8x96`).
+    pub fn parse(text: &str) -> Result<NetConfig, String> {
+        match text {
+            "tiny" => return Ok(NetConfig::tiny()),
+            "small" => return Ok(NetConfig::small()),
+            "base" => return Ok(NetConfig::base()),
+            _ => {}
+        }
+        let parsed = text.split_once('x').and_then(|(b, c)| Some((b.parse::<usize>().ok()?, c.parse::<usize>().ok()?)));
+        match parsed {
+            Some((b, c)) if b >= 1 && c >= 4 => Ok(NetConfig::tower(b, c)),
+            _ => Err(format!(
+                "unknown network size {text:?}: use one of {} or BLOCKSxCHANNELS such as 8x96",
+                NetConfig::PRESETS.join(", ")
+            )),
+        }
+    }
+
+    /// `4x32 (global pooling every 2, piece embedding 32, policy 32/32, value 8/32)`.
+    pub fn describe(&self) -> String {
+        format!(
+            "{self} (global pooling every {}, piece embedding {}, policy {}/{}, value {}/{})",
+            self.global_pool_every,
+            self.piece_embedding,
+            self.policy_channels,
+            self.policy_dim,
+            self.value_channels,
+            self.value_hidden
+        )
+    }
+
+    /// Whether block `i` (0-based) is a global-pooling block.
+    pub fn is_global_pool_block(&self, i: usize) -> bool {
+        self.global_pool_every > 0 && (i + 1) % self.global_pool_every == 0
+    }
+}
+
+impl fmt::Display for NetConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}x{}", self.blocks, self.channels)
+    }
+}
+
+/// Bumped when the checkpoint layout changes.
+pub const CHECKPOINT_FORMAT_VERSION: u32 = 1;
+
+/// The variant a checkpoint was trained on.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VariantRecord {
+    pub name: String,
+    /// `Variant::hash` as 16 hex digits (JSON numbers lose 64-bit precision in many readers).
+    pub hash: String,
+    pub width: u8,
+    pub height: u8,
+    /// Identity of every piece type, in piece-type order (the embedding rows follow it).
+    pub pieces: Vec<PieceIdentity>,
+}
+
+/// The optimizer state stored beside the weights.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OptimizerRecord {
+    /// `adamw`.
+    pub kind: String,
+    /// Updates applied so far (Adam's bias correction depends on it).
+    pub step: u64,
+    pub learning_rate: f64,
+    pub beta1: f64,
+    pub beta2: f64,
+    pub eps: f64,
+    pub weight_decay: f64,
+    /// File (beside the header) with the first and second moments, `m.<var>` / `v.<var>`.
+    pub file: String,
+}
+
+/// `header.json` of a checkpoint directory: what the weights are and what they were trained
+/// on. A test pins its schema so that format changes are deliberate.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckpointHeader {
+    pub format_version: u32,
+    /// [`crate::encoding::ENCODING_VERSION`] of the inputs the net was trained on.
+    pub encoding_version: u32,
+    pub variant: VariantRecord,
+    pub architecture: NetConfig,
+    /// Training steps (optimizer updates) the weights have seen.
+    pub training_step: u64,
+    /// The weights file beside the header (safetensors).
+    pub weights: String,
+    #[serde(default)]
+    pub optimizer: Option<OptimizerRecord>,
+    /// Free-form provenance, e.g. `fairyzero 0.1.0`.
+    #[serde(default)]
+    pub created_by: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse() {
+        assert_eq!(NetConfig::parse("tiny").unwrap(), NetConfig::tower(4, 32));
+        assert_eq!(NetConfig::parse("base").unwrap().to_string(), "10x128");
+        assert_eq!(NetConfig::parse("8x96").unwrap(), NetConfig::tower(8, 96));
+        let err = NetConfig::parse("huge").unwrap_err();
+        assert!(err.contains("tiny, small, base"), "{err}");
+        assert!(NetConfig::parse("0x32").is_err());
+    }
+
+    #[test]
+    fn global_pool_blocks() {
+        let c = NetConfig::base();
+        let pools: Vec<usize> = (0..c.blocks).filter(|&i| c.is_global_pool_block(i)).collect();
+        assert_eq!(pools, vec![2, 5, 8]);
+    }
+}

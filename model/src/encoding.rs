@@ -1,0 +1,558 @@
+//! The encoding: what the network sees of a position and of each legal move.
+//!
+//! Everything is seen from the side to move: when Tan is to move, every square is rotated by
+//! 180° (not mirrored: several fairy pieces are left/right asymmetric), and pieces are "ours" or
+//! "theirs" rather than Blue or Tan, so that both players share what the net learns.
+//!
+//! A position becomes
+//! - per-square **piece ids** `0` (empty) or `1 + 2 * type + (0 ours | 1 theirs)`, looked up in
+//!   a learned embedding table by the net (rather than hundreds of one-hot planes);
+//! - a few **spatial planes** ([`plane`]): on-board, both promotion zones, en-passant squares;
+//! - a few **global features** ([`global`]): side to move, repetitions, setup phase and its
+//!   progress, move-cap and halfmove-clock progress, castling rights. They are constant over the
+//!   board, so the net adds them once to its stem (KataGo's "global inputs") instead of paying
+//!   for constant planes in the first convolution.
+//!
+//! A move becomes a [`MoveFeatures`]: its kind, from and to squares, mover type, promoted /
+//! dropped / placed type, aux square and every extra captured square, all relative to the side
+//! to move. No per-variant move-index table and no hashed strings: the same definition serves
+//! any board and any piece set, and a move's features are distinct from every other move's
+//! exactly when the moves are (the rules engine's move identity, `rules/src/moves.rs`).
+//!
+//! A batch of positions with their legal moves is an [`EncodedBatch`]: flat arrays (exposed as
+//! `ndarray` views) and a ragged move list with offsets, which the network gathers from.
+
+use std::sync::Arc;
+
+use fairyzero_rules::{moves::MAX_EXTRA_CAPTURES, Color, Move, MoveKind, Position, Square, Variant};
+use ndarray::{ArrayView2, ArrayView3, ArrayView4};
+
+/// Bumped whenever the meaning of any input changes; checkpoints record it.
+pub const ENCODING_VERSION: u32 = 1;
+
+/// Spatial feature planes besides the piece ids.
+pub mod plane {
+    /// 1 on every square (with zero padding, lets the first convolution see the board edge).
+    pub const ON_BOARD: usize = 0;
+    /// The side to move's promotion zone.
+    pub const OUR_PROMOTION_ZONE: usize = 1;
+    /// The opponent's promotion zone.
+    pub const THEIR_PROMOTION_ZONE: usize = 2;
+    /// Squares that can be captured onto en passant right now.
+    pub const EN_PASSANT: usize = 3;
+    pub const COUNT: usize = 4;
+}
+
+/// Board-wide input features.
+pub mod global {
+    /// 1 when Tan (the second player) is to move.
+    pub const SECOND_PLAYER: usize = 0;
+    /// The current position occurred at least once before (same side to move).
+    pub const REPEATED_ONCE: usize = 1;
+    /// ... at least twice before.
+    pub const REPEATED_TWICE: usize = 2;
+    /// The players are still choosing the array (setup phase).
+    pub const SETUP_PHASE: usize = 3;
+    /// Setup plies done / setup plies in all.
+    pub const SETUP_PROGRESS: usize = 4;
+    /// Game ply / the variant's move cap (adjudicated as a draw), clamped to 1.
+    pub const MOVE_CAP_PROGRESS: usize = 5;
+    /// Halfmove clock / the variant's halfmove draw limit (0 when it has none).
+    pub const HALFMOVE_PROGRESS: usize = 6;
+    /// Castling rights: ours toward the higher files, ours toward file a, theirs likewise
+    /// (files as on the real board, not rotated).
+    pub const CASTLE_OURS_H: usize = 7;
+    pub const CASTLE_OURS_A: usize = 8;
+    pub const CASTLE_THEIRS_H: usize = 9;
+    pub const CASTLE_THEIRS_A: usize = 10;
+    pub const COUNT: usize = 11;
+}
+
+/// Rows in the net's move-kind embedding: more than the engine's kinds today, so that a new
+/// kind does not change checkpoint shapes.
+pub const MOVE_KIND_SLOTS: usize = 16;
+
+/// The id of a move kind in the network's move-kind embedding. Exhaustive on purpose: a new
+/// [`MoveKind`] in the rules engine must be given an id here.
+pub fn move_kind_id(kind: MoveKind) -> u8 {
+    match kind {
+        MoveKind::Normal => 0,
+        MoveKind::Castle => 1,
+        MoveKind::Drop => 2,
+        MoveKind::Stationary => 3,
+        MoveKind::Convert => 4,
+        MoveKind::Swap => 5,
+        MoveKind::Pass => 6,
+        MoveKind::SelfCapture => 7,
+        MoveKind::Setup => 8,
+        MoveKind::Push => 9,
+        MoveKind::Pull => 10,
+        MoveKind::Reproduce => 11,
+    }
+}
+
+/// "No square" in [`MoveFeatures`].
+pub const NO_SQUARE: u16 = u16::MAX;
+
+/// What the network knows about one legal move. Squares are relative to the side to move
+/// (rotated by 180° for Tan); piece types are `type + 1`, with 0 for "none".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct MoveFeatures {
+    /// [`move_kind_id`] of the move's kind.
+    pub kind: u8,
+    pub from: u16,
+    pub to: u16,
+    /// Type of the piece standing on `from` (+1), 0 if the square is empty (drops, setup).
+    pub mover: u16,
+    /// Promotion, dropped or placed type (+1), 0 for none.
+    pub piece: u16,
+    /// Castling rook, converted / pushed / pulled / reproduced square, or [`NO_SQUARE`].
+    pub aux: u16,
+    /// Number of squares in `captures`.
+    pub n_captures: u8,
+    /// Removed squares other than `to` (multi-captures, hops, en passant, captures without
+    /// moving), ascending in relative numbering, padded with [`NO_SQUARE`].
+    pub captures: [u16; MAX_EXTRA_CAPTURES],
+}
+
+impl MoveFeatures {
+    /// The extra captured squares.
+    pub fn captures(&self) -> &[u16] {
+        &self.captures[..self.n_captures as usize]
+    }
+}
+
+/// Where one position's inputs go (slices of an [`EncodedBatch`]).
+pub struct PositionSlot<'a> {
+    /// `squares` piece ids, rank-major in relative numbering.
+    pub pieces: &'a mut [i64],
+    /// `plane::COUNT * squares` values, plane-major.
+    pub planes: &'a mut [f32],
+    /// `global::COUNT` values.
+    pub global: &'a mut [f32],
+}
+
+/// The interface between the rules engine and the network: turns positions and moves into
+/// network inputs. [`StandardEncoding`] is the one the net is built for; the trait is the seam
+/// where another input representation would plug in (and checkpoints record its version).
+pub trait Encoding: Send + Sync {
+    /// The variant whose positions this encodes.
+    fn variant(&self) -> &Arc<Variant>;
+
+    /// Version recorded in checkpoints; a net only accepts the version it was trained with.
+    fn version(&self) -> u32;
+
+    /// Fills one position's slot. Every element of the slot is written.
+    fn encode_position(&self, pos: &Position, slot: PositionSlot<'_>);
+
+    /// The features of one legal move of `pos`.
+    fn encode_move(&self, pos: &Position, m: &Move) -> MoveFeatures;
+}
+
+/// Number of rows of the board piece-id vocabulary: empty plus (type x ours/theirs).
+pub fn piece_vocab(piece_types: usize) -> usize {
+    1 + 2 * piece_types
+}
+
+/// The encoding described in the module documentation, with the per-variant tables it needs
+/// precomputed (promotion zones of both colours).
+pub struct StandardEncoding {
+    variant: Arc<Variant>,
+    /// Per colour, per absolute square: in that colour's promotion zone.
+    promotion_zone: [Vec<bool>; 2],
+    setup_plies: usize,
+}
+
+impl StandardEncoding {
+    pub fn new(variant: Arc<Variant>) -> StandardEncoding {
+        let n = variant.dims.squares();
+        let zone = |c: Color| (0..n).map(|s| variant.in_promotion_zone(Square(s as u16), c)).collect();
+        let promotion_zone = [zone(Color::Blue), zone(Color::Tan)];
+        let setup_plies = variant.spec.setup.as_ref().map_or(0, |s| s.plies.len());
+        StandardEncoding { variant, promotion_zone, setup_plies }
+    }
+
+    pub fn squares(&self) -> usize {
+        self.variant.dims.squares()
+    }
+
+    /// A square as the side to move `stm` sees it.
+    #[inline]
+    pub fn relative_square(&self, stm: Color, sq: Square) -> u16 {
+        if sq.is_none() {
+            NO_SQUARE
+        } else if stm == Color::Blue {
+            sq.0
+        } else {
+            (self.squares() - 1 - sq.index()) as u16
+        }
+    }
+
+    /// Encodes a batch of positions with their legal moves.
+    pub fn encode_batch<'a>(&self, requests: impl IntoIterator<Item = (&'a Position, &'a [Move])>) -> EncodedBatch {
+        let mut batch = EncodedBatch::new(self.variant.dims.width as usize, self.variant.dims.height as usize);
+        for (pos, moves) in requests {
+            batch.push(self, pos, moves);
+        }
+        batch
+    }
+}
+
+impl Encoding for StandardEncoding {
+    fn variant(&self) -> &Arc<Variant> {
+        &self.variant
+    }
+
+    fn version(&self) -> u32 {
+        ENCODING_VERSION
+    }
+
+    fn encode_position(&self, pos: &Position, slot: PositionSlot<'_>) {
+        let v = &*self.variant;
+        let n = self.squares();
+        let us = pos.side_to_move();
+        let PositionSlot { pieces, planes, global: g } = slot;
+        debug_assert_eq!(pieces.len(), n);
+        debug_assert_eq!(planes.len(), plane::COUNT * n);
+        debug_assert_eq!(g.len(), global::COUNT);
+
+        // Piece ids, rotating the board for Tan: relative square r is absolute n - 1 - r.
+        let board = pos.board();
+        let id = |p: Option<fairyzero_rules::Piece>| match p {
+            None => 0,
+            Some(p) => 1 + 2 * p.kind().index() as i64 + i64::from(p.color() != us),
+        };
+        if us == Color::Blue {
+            for (dst, &p) in pieces.iter_mut().zip(board) {
+                *dst = id(p);
+            }
+        } else {
+            for (dst, &p) in pieces.iter_mut().zip(board.iter().rev()) {
+                *dst = id(p);
+            }
+        }
+
+        // Spatial planes.
+        let (ours, theirs) = (&self.promotion_zone[us.index()], &self.promotion_zone[us.other().index()]);
+        let (on_board, rest) = planes.split_at_mut(n);
+        let (our_zone, rest) = rest.split_at_mut(n);
+        let (their_zone, ep) = rest.split_at_mut(n);
+        on_board.fill(1.0);
+        for r in 0..n {
+            let a = if us == Color::Blue { r } else { n - 1 - r };
+            our_zone[r] = f32::from(u8::from(ours[a]));
+            their_zone[r] = f32::from(u8::from(theirs[a]));
+        }
+        ep.fill(0.0);
+        if let Some(e) = pos.en_passant() {
+            for sq in e.squares {
+                if !sq.is_none() {
+                    ep[self.relative_square(us, sq) as usize] = 1.0;
+                }
+            }
+        }
+
+        // Global features.
+        let reps = pos.repetitions();
+        let flag = |b: bool| f32::from(u8::from(b));
+        g[global::SECOND_PLAYER] = flag(us == Color::Tan);
+        g[global::REPEATED_ONCE] = flag(reps >= 1);
+        g[global::REPEATED_TWICE] = flag(reps >= 2);
+        g[global::SETUP_PHASE] = flag(pos.in_setup());
+        g[global::SETUP_PROGRESS] = match pos.setup_ply_index() {
+            Some(i) if self.setup_plies > 0 => i as f32 / self.setup_plies as f32,
+            _ => 0.0,
+        };
+        // `ply()` counts from the parsed position; a position string's fullmove number says
+        // how far the game had got before that.
+        let game_ply =
+            (pos.ply() as u64).max(2 * u64::from(pos.fullmove_number().saturating_sub(1)) + us.index() as u64);
+        g[global::MOVE_CAP_PROGRESS] = (game_ply as f32 / v.rules.move_cap.max(1) as f32).min(1.0);
+        g[global::HALFMOVE_PROGRESS] = match v.rules.halfmove_draw {
+            Some(limit) if limit > 0 => (pos.halfmove_clock() as f32 / limit as f32).min(1.0),
+            _ => 0.0,
+        };
+        let rights = pos.castling_rights();
+        let right = |c: Color, side: usize| flag(rights & (1 << (2 * c.index() + side)) != 0);
+        g[global::CASTLE_OURS_H] = right(us, 0);
+        g[global::CASTLE_OURS_A] = right(us, 1);
+        g[global::CASTLE_THEIRS_H] = right(us.other(), 0);
+        g[global::CASTLE_THEIRS_A] = right(us.other(), 1);
+    }
+
+    fn encode_move(&self, pos: &Position, m: &Move) -> MoveFeatures {
+        let us = pos.side_to_move();
+        let rel = |sq: Square| self.relative_square(us, sq);
+        let mut captures = [NO_SQUARE; MAX_EXTRA_CAPTURES];
+        let extra = m.captures();
+        for (dst, &sq) in captures.iter_mut().zip(extra) {
+            *dst = rel(sq);
+        }
+        // Rotation reverses the order; keep the list canonical (ascending).
+        captures[..extra.len()].sort_unstable();
+        let mover = if m.from.is_none() { None } else { pos.piece_at(m.from) };
+        MoveFeatures {
+            kind: move_kind_id(m.kind),
+            from: rel(m.from),
+            to: rel(m.to),
+            mover: mover.map_or(0, |p| p.kind().0 as u16 + 1),
+            piece: m.piece.map_or(0, |t| t.0 as u16 + 1),
+            aux: rel(m.aux),
+            n_captures: extra.len() as u8,
+            captures,
+        }
+    }
+}
+
+/// A batch of encoded positions and their legal moves, all of one board size. Storage is flat
+/// (what tensors are made from); the accessors give `ndarray` views with named axes.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EncodedBatch {
+    width: usize,
+    height: usize,
+    /// `[batch, height, width]`.
+    pieces: Vec<i64>,
+    /// `[batch, plane::COUNT, height, width]`.
+    planes: Vec<f32>,
+    /// `[batch, global::COUNT]`.
+    global: Vec<f32>,
+    /// Every position's legal moves, concatenated.
+    moves: Vec<MoveFeatures>,
+    /// `offsets[i]..offsets[i + 1]` are position `i`'s moves; `len() + 1` entries.
+    offsets: Vec<usize>,
+}
+
+impl EncodedBatch {
+    pub fn new(width: usize, height: usize) -> EncodedBatch {
+        EncodedBatch { width, height, offsets: vec![0], ..EncodedBatch::default() }
+    }
+
+    /// An empty batch with room for `positions` positions of `moves_per_position` moves.
+    pub fn with_capacity(width: usize, height: usize, positions: usize, moves_per_position: usize) -> EncodedBatch {
+        let n = width * height;
+        let mut offsets = Vec::with_capacity(positions + 1);
+        offsets.push(0);
+        EncodedBatch {
+            width,
+            height,
+            pieces: Vec::with_capacity(positions * n),
+            planes: Vec::with_capacity(positions * plane::COUNT * n),
+            global: Vec::with_capacity(positions * global::COUNT),
+            moves: Vec::with_capacity(positions * moves_per_position),
+            offsets,
+        }
+    }
+
+    /// Appends a position and its legal moves (the order of `moves` is kept: the policy comes
+    /// back in it).
+    pub fn push(&mut self, encoding: &dyn Encoding, pos: &Position, moves: &[Move]) {
+        let d = pos.variant().dims;
+        assert!(
+            d.width as usize == self.width && d.height as usize == self.height,
+            "a {}x{} position in a batch of {}x{} boards",
+            d.width,
+            d.height,
+            self.width,
+            self.height
+        );
+        let n = self.squares();
+        let (p0, l0, g0) = (self.pieces.len(), self.planes.len(), self.global.len());
+        self.pieces.resize(p0 + n, 0);
+        self.planes.resize(l0 + plane::COUNT * n, 0.0);
+        self.global.resize(g0 + global::COUNT, 0.0);
+        encoding.encode_position(
+            pos,
+            PositionSlot {
+                pieces: &mut self.pieces[p0..],
+                planes: &mut self.planes[l0..],
+                global: &mut self.global[g0..],
+            },
+        );
+        self.moves.extend(moves.iter().map(|m| encoding.encode_move(pos, m)));
+        self.offsets.push(self.moves.len());
+    }
+
+    /// Appends every position of `other` (same board size).
+    pub fn append(&mut self, other: &EncodedBatch) {
+        assert_eq!((self.width, self.height), (other.width, other.height), "batches of different board sizes");
+        self.pieces.extend_from_slice(&other.pieces);
+        self.planes.extend_from_slice(&other.planes);
+        self.global.extend_from_slice(&other.global);
+        let base = self.moves.len();
+        self.moves.extend_from_slice(&other.moves);
+        self.offsets.extend(other.offsets[1..].iter().map(|o| o + base));
+    }
+
+    /// Removes every position, keeping the allocations.
+    pub fn clear(&mut self) {
+        self.pieces.clear();
+        self.planes.clear();
+        self.global.clear();
+        self.moves.clear();
+        self.offsets.truncate(1);
+    }
+
+    /// Number of positions.
+    pub fn len(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    pub fn height(&self) -> usize {
+        self.height
+    }
+
+    pub fn squares(&self) -> usize {
+        self.width * self.height
+    }
+
+    /// Piece ids `[batch, height, width]`, rank 0 (the side to move's first rank) first.
+    pub fn pieces(&self) -> ArrayView3<'_, i64> {
+        ArrayView3::from_shape((self.len(), self.height, self.width), &self.pieces).expect("consistent sizes")
+    }
+
+    /// Spatial planes `[batch, plane, height, width]`.
+    pub fn planes(&self) -> ArrayView4<'_, f32> {
+        ArrayView4::from_shape((self.len(), plane::COUNT, self.height, self.width), &self.planes)
+            .expect("consistent sizes")
+    }
+
+    /// Global features `[batch, feature]`.
+    pub fn global(&self) -> ArrayView2<'_, f32> {
+        ArrayView2::from_shape((self.len(), global::COUNT), &self.global).expect("consistent sizes")
+    }
+
+    /// The flat storage: pieces, planes and global features, in the layouts above.
+    pub fn raw(&self) -> (&[i64], &[f32], &[f32]) {
+        (&self.pieces, &self.planes, &self.global)
+    }
+
+    /// Every move of every position, concatenated.
+    pub fn moves(&self) -> &[MoveFeatures] {
+        &self.moves
+    }
+
+    /// Position `i`'s moves.
+    pub fn moves_of(&self, i: usize) -> &[MoveFeatures] {
+        &self.moves[self.offsets[i]..self.offsets[i + 1]]
+    }
+
+    /// `len() + 1` offsets into [`EncodedBatch::moves`].
+    pub fn offsets(&self) -> &[usize] {
+        &self.offsets
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use fairyzero_rules::{MoveList, PieceType};
+
+    use super::*;
+
+    fn encode_one(pos: &Position) -> (EncodedBatch, Vec<Move>) {
+        let enc = StandardEncoding::new(Arc::clone(pos.variant()));
+        let mut moves = MoveList::new();
+        pos.clone().legal_moves(&mut moves);
+        let batch = enc.encode_batch([(pos, moves.as_slice())]);
+        (batch, moves)
+    }
+
+    #[test]
+    fn start_position_is_seen_from_the_side_to_move() {
+        let chess = Variant::load("chess").unwrap();
+        let mut pos = Position::start(Arc::clone(&chess));
+        let (blue, _) = encode_one(&pos);
+        pos.play_moves("e2e4").unwrap();
+        let (tan, _) = encode_one(&pos);
+        let king = 1 + 2 * chess.piece_by_token("K").unwrap().index() as i64;
+        // Our king on e1 for Blue; for Tan, its own king on e8 rotates to d1 (180°, not mirrored).
+        assert_eq!(blue.pieces()[[0, 0, 4]], king);
+        assert_eq!(tan.pieces()[[0, 0, 3]], king);
+        // The opponent's king: Blue sees it on e8, Tan sees Blue's e1 king on d8.
+        assert_eq!(blue.pieces()[[0, 7, 4]], king + 1);
+        assert_eq!(tan.pieces()[[0, 7, 3]], king + 1);
+        // Promotion zones: ours is always the far rank.
+        assert_eq!(blue.planes()[[0, plane::OUR_PROMOTION_ZONE, 7, 0]], 1.0);
+        assert_eq!(tan.planes()[[0, plane::OUR_PROMOTION_ZONE, 7, 0]], 1.0);
+        assert_eq!(tan.planes()[[0, plane::THEIR_PROMOTION_ZONE, 0, 5]], 1.0);
+        assert_eq!(blue.global()[[0, global::SECOND_PLAYER]], 0.0);
+        assert_eq!(tan.global()[[0, global::SECOND_PLAYER]], 1.0);
+        assert!(tan.planes().iter().all(|&x| x == 0.0 || x == 1.0));
+        assert_eq!(tan.global()[[0, global::CASTLE_OURS_H]], 1.0);
+    }
+
+    #[test]
+    fn mirrored_positions_encode_identically() {
+        // The start position with Blue to move and its colour-flipped, rotated twin with Tan to
+        // move must look the same to the net (chess start is symmetric under 180° rotation only
+        // up to the king/queen files, so build the twin explicitly).
+        let chess = Variant::load("chess").unwrap();
+        let blue = Position::from_fen(Arc::clone(&chess), "4k3/8/8/8/8/8/1P6/R3K3 w - - 0 1").unwrap();
+        // Rotate by 180° and swap colours: a1 -> h8, b2 -> g7, e1 -> d8, e8 -> d1.
+        let tan = Position::from_fen(Arc::clone(&chess), "3k3r/6p1/8/8/8/8/8/3K4 b - - 0 1").unwrap();
+        let (a, ma) = encode_one(&blue);
+        let (b, mb) = encode_one(&tan);
+        assert_eq!(a.pieces(), b.pieces());
+        assert_eq!(a.planes(), b.planes());
+        let mut fa: Vec<_> = a.moves().to_vec();
+        let mut fb: Vec<_> = b.moves().to_vec();
+        fa.sort();
+        fb.sort();
+        assert_eq!(fa, fb, "{ma:?} vs {mb:?}");
+        // Only the side to move differs, and the game ply it implies (Tan moves at odd plies).
+        let (ga, gb) = (a.global(), b.global());
+        for i in 0..global::COUNT {
+            if i != global::SECOND_PLAYER && i != global::MOVE_CAP_PROGRESS {
+                assert_eq!(ga[[0, i]], gb[[0, i]], "global feature {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn batches_append_and_slice() {
+        let v = Variant::load("scirocco").unwrap();
+        let enc = StandardEncoding::new(Arc::clone(&v));
+        let mut pos = Position::start(Arc::clone(&v));
+        let mut m1 = MoveList::new();
+        pos.legal_moves(&mut m1);
+        let first = enc.encode_batch([(&pos, m1.as_slice())]);
+        let mv = m1[0];
+        pos.make(mv);
+        let mut m2 = MoveList::new();
+        pos.legal_moves(&mut m2);
+        let second = enc.encode_batch([(&pos, m2.as_slice())]);
+        let mut both = first.clone();
+        both.append(&second);
+        assert_eq!(both.len(), 2);
+        assert_eq!(both.offsets(), &[0, m1.len(), m1.len() + m2.len()]);
+        assert_eq!(both.moves_of(1), second.moves());
+        assert_eq!(both.pieces().shape(), &[2, 10, 10]);
+        assert_eq!(both.planes().shape(), &[2, plane::COUNT, 10, 10]);
+        let direct = enc.encode_batch([(&Position::start(Arc::clone(&v)), m1.as_slice()), (&pos, m2.as_slice())]);
+        assert_eq!(direct, both);
+        both.clear();
+        assert!(both.is_empty());
+    }
+
+    #[test]
+    fn move_features_rotate_for_the_second_player() {
+        let chess = Variant::load("chess").unwrap();
+        let mut pos = Position::start(Arc::clone(&chess));
+        pos.play_moves("e2e4").unwrap();
+        let m = pos.parse_move("e7e5").unwrap();
+        let enc = StandardEncoding::new(Arc::clone(&chess));
+        let f = enc.encode_move(&pos, &m);
+        // e7 = 52 rotates to 63 - 52 = 11 (d2), e5 = 36 to 27 (d4): a pawn double step "up".
+        assert_eq!((f.from, f.to), (11, 27));
+        assert_eq!(f.mover, chess.piece_by_token("P").unwrap().0 as u16 + 1);
+        assert_eq!((f.piece, f.aux, f.n_captures), (0, NO_SQUARE, 0));
+        let _ = PieceType(0);
+    }
+}

@@ -1,0 +1,186 @@
+//! The inference contract between search and network (lc0's `Backend`, KataGo's `nneval`).
+//!
+//! Search hands over positions with their legal moves and gets back a prior over exactly those
+//! moves plus win/draw/loss probabilities. This module has no libtorch dependency, so that the
+//! `selfplay` crate and its tests can use it (with [`MockEvaluator`]) without linking torch.
+
+use std::{
+    collections::HashMap,
+    sync::{
+        atomic::{AtomicU64, Ordering},
+        Mutex,
+    },
+};
+
+use fairyzero_rules::{Color, Move, Position};
+
+/// One position to evaluate.
+#[derive(Clone, Copy)]
+pub struct EvalRequest<'a> {
+    pub position: &'a Position,
+    /// The legal moves of `position`; the policy comes back in this order.
+    pub moves: &'a [Move],
+}
+
+/// A network's opinion of one position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Evaluation {
+    /// Prior probability of each legal move, in the request's order; sums to 1 (empty when
+    /// there are no moves).
+    pub policy: Vec<f32>,
+    /// Probabilities of win, draw and loss for the side to move.
+    pub wdl: [f32; 3],
+}
+
+impl Evaluation {
+    /// Expected score for the side to move in [-1, 1].
+    pub fn value(&self) -> f32 {
+        self.wdl[0] - self.wdl[2]
+    }
+}
+
+/// What an evaluator is, for logs and batching decisions.
+#[derive(Clone, Debug)]
+pub struct EvaluatorInfo {
+    pub name: String,
+    /// The batch size at which it is efficient; callers should gather about this many requests.
+    pub preferred_batch: usize,
+}
+
+/// A thread-safe batch evaluator. Several search threads may call [`Evaluator::evaluate`] at
+/// once; an implementation that owns a network serves them from one inference thread, so while
+/// one thread waits for its batch the others keep searching.
+pub trait Evaluator: Send + Sync {
+    /// Evaluates a batch, blocking until done. Returns one evaluation per request, in order.
+    fn evaluate(&self, batch: &[EvalRequest<'_>]) -> Vec<Evaluation>;
+
+    fn info(&self) -> EvaluatorInfo;
+}
+
+/// How the mock values a position.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum MockValue {
+    /// The same win/draw/loss for every position.
+    Fixed([f32; 3]),
+    /// A squashed material balance from the variant's nominal piece values (1 where none is
+    /// given), seen from the side to move: a weak but informative signal for search tests.
+    Material,
+}
+
+/// Uniform policy and a fixed or material value: lets search and self-play be tested without
+/// libtorch or a trained net.
+#[derive(Clone, Debug)]
+pub struct MockEvaluator {
+    pub value: MockValue,
+}
+
+impl MockEvaluator {
+    pub fn uniform() -> MockEvaluator {
+        MockEvaluator { value: MockValue::Fixed([0.0, 1.0, 0.0]) }
+    }
+
+    pub fn material() -> MockEvaluator {
+        MockEvaluator { value: MockValue::Material }
+    }
+
+    fn evaluate_one(&self, req: &EvalRequest<'_>) -> Evaluation {
+        let n = req.moves.len();
+        let policy = vec![1.0 / n.max(1) as f32; n];
+        let wdl = match self.value {
+            MockValue::Fixed(wdl) => wdl,
+            MockValue::Material => {
+                let pos = req.position;
+                let v = pos.variant();
+                let us = pos.side_to_move();
+                let mut balance = 0.0f32;
+                for piece in pos.board().iter().flatten() {
+                    let def = v.piece_def(piece.kind());
+                    let value = if def.royal { 0.0 } else { def.value.unwrap_or(1.0) };
+                    balance += if piece.color() == us { value } else { -value };
+                }
+                let score = (balance / 4.0).tanh();
+                let win = (0.5 + 0.5 * score) * 0.9;
+                let loss = (0.5 - 0.5 * score) * 0.9;
+                [win, 1.0 - win - loss, loss]
+            }
+        };
+        Evaluation { policy, wdl }
+    }
+}
+
+impl Evaluator for MockEvaluator {
+    fn evaluate(&self, batch: &[EvalRequest<'_>]) -> Vec<Evaluation> {
+        batch.iter().map(|r| self.evaluate_one(r)).collect()
+    }
+
+    fn info(&self) -> EvaluatorInfo {
+        EvaluatorInfo { name: format!("mock({:?})", self.value), preferred_batch: 1 }
+    }
+}
+
+/// Memoises another evaluator by position key (Zobrist hash of board, side and rights, plus the
+/// number of legal moves as a cheap guard against history-dependent move sets).
+pub struct CachedEvaluator<E> {
+    inner: E,
+    capacity: usize,
+    table: Mutex<HashMap<(u64, usize), Evaluation>>,
+    hits: AtomicU64,
+    misses: AtomicU64,
+}
+
+impl<E: Evaluator> CachedEvaluator<E> {
+    pub fn new(inner: E, capacity: usize) -> CachedEvaluator<E> {
+        CachedEvaluator {
+            inner,
+            capacity,
+            table: Mutex::new(HashMap::new()),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
+        }
+    }
+
+    /// `(hits, misses)` so far.
+    pub fn stats(&self) -> (u64, u64) {
+        (self.hits.load(Ordering::Relaxed), self.misses.load(Ordering::Relaxed))
+    }
+
+    pub fn inner(&self) -> &E {
+        &self.inner
+    }
+
+    fn key(req: &EvalRequest<'_>) -> (u64, usize) {
+        let side = if req.position.side_to_move() == Color::Blue { 0 } else { 1 };
+        (req.position.hash() ^ side, req.moves.len())
+    }
+}
+
+impl<E: Evaluator> Evaluator for CachedEvaluator<E> {
+    fn evaluate(&self, batch: &[EvalRequest<'_>]) -> Vec<Evaluation> {
+        let mut out: Vec<Option<Evaluation>> = {
+            let table = self.table.lock().expect("cache lock");
+            batch.iter().map(|r| table.get(&Self::key(r)).cloned()).collect()
+        };
+        let missing: Vec<usize> = (0..batch.len()).filter(|&i| out[i].is_none()).collect();
+        self.hits.fetch_add((batch.len() - missing.len()) as u64, Ordering::Relaxed);
+        self.misses.fetch_add(missing.len() as u64, Ordering::Relaxed);
+        if !missing.is_empty() {
+            let requests: Vec<EvalRequest<'_>> = missing.iter().map(|&i| batch[i]).collect();
+            let fresh = self.inner.evaluate(&requests);
+            let mut table = self.table.lock().expect("cache lock");
+            if table.len() + fresh.len() > self.capacity {
+                // Simple and bounded: start over rather than track recency.
+                table.clear();
+            }
+            for (&i, e) in missing.iter().zip(fresh) {
+                table.insert(Self::key(&batch[i]), e.clone());
+                out[i] = Some(e);
+            }
+        }
+        out.into_iter().map(|e| e.expect("every request evaluated")).collect()
+    }
+
+    fn info(&self) -> EvaluatorInfo {
+        let inner = self.inner.info();
+        EvaluatorInfo { name: format!("cached({})", inner.name), ..inner }
+    }
+}

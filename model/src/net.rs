@@ -1,0 +1,498 @@
+//! The policy/value network: one definition for every board size and piece set.
+//!
+//! ```text
+//! piece ids ─ embedding ─┐
+//! spatial planes ────────┴─ 3x3 conv ─ + linear(global features) ─ residual tower ─┬─ policy head
+//!                                         (blocks x channels, some with global pooling) └─ value head
+//! ```
+//!
+//! - **Tower**: pre-activation residual blocks without normalisation; each block's residual
+//!   branch is multiplied by a learned scalar that starts at 0 (SkipInit), so deep towers train
+//!   from the identity and a batch of one gives exactly what it gives inside a batch of 256.
+//!   Every `global_pool_every`-th block adds a KataGo-style global-pooling bias (mean,
+//!   board-size-scaled mean and max over the board, through a linear layer, added per channel).
+//!   Everything is convolutional or pooled, so the same weights run on 5x5 or 18x18 boards.
+//! - **Policy**: one logit per legal move, never a dense action space. Per-square policy
+//!   features (a 1x1 conv plus a global-pooled bias) are projected to "from" and "to" vectors;
+//!   a move's logit is the from x to bilinear `q_from · k_to / sqrt(d)` (Leela Chess Zero's
+//!   attention policy) plus `w · relu(z)`, where `z` sums learned terms for the from and to
+//!   squares, the move kind, the mover type, the promotion/drop/placement type, the aux square
+//!   and the extra captured squares (a sum over them, with their count). Logits are gathered
+//!   for the legal moves only; the softmax runs over each position's legal moves.
+//! - **Value**: 1x1 conv, global pooling, two linear layers, win/draw/loss logits for the side
+//!   to move.
+//!
+//! Variables are named by path (`trunk.block3.conv1.weight`, …) so that checkpoints can be
+//! matched by name on `--transfer`; the three piece-indexed tables are listed in
+//! [`PIECE_TABLES`].
+
+use std::sync::Arc;
+
+use fairyzero_rules::{moves::MAX_EXTRA_CAPTURES, Variant};
+use tch::{
+    nn::{self, Module},
+    Device, Kind, Tensor,
+};
+
+use crate::{
+    config::NetConfig,
+    encoding::{global, piece_vocab, plane, EncodedBatch, MOVE_KIND_SLOTS, NO_SQUARE},
+    identity::{piece_identities, PieceIdentity},
+};
+
+/// How the rows of a piece-indexed embedding table relate to piece types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PieceRows {
+    /// Row 0 is "empty", row `1 + 2 * type + side` is (type, ours/theirs).
+    TypeAndSide,
+    /// Row 0 is "none", row `1 + type` is the type.
+    Type,
+}
+
+/// The variables whose rows are indexed by piece type, with their row layout.
+pub const PIECE_TABLES: [(&str, PieceRows); 3] = [
+    ("input.piece_embedding.weight", PieceRows::TypeAndSide),
+    ("policy.mover_embedding.weight", PieceRows::Type),
+    ("policy.piece_embedding.weight", PieceRows::Type),
+];
+
+/// A batch on the device, ready for [`Net::forward`].
+pub struct NetInput {
+    /// Positions in the batch.
+    pub batch: i64,
+    pub height: i64,
+    pub width: i64,
+    /// `[B, H, W]` piece ids.
+    pub pieces: Tensor,
+    /// `[B, plane::COUNT, H, W]`.
+    pub planes: Tensor,
+    /// `[B, global::COUNT]`.
+    pub global: Tensor,
+    /// Per move `[M]`: from and to as flat indices `b * H * W + square` into the batch's squares.
+    pub move_from: Tensor,
+    pub move_to: Tensor,
+    pub move_kind: Tensor,
+    pub move_mover: Tensor,
+    pub move_piece: Tensor,
+    pub move_n_captures: Tensor,
+    /// The position each move belongs to.
+    pub move_batch: Tensor,
+    /// Aux squares as `(move, flat square)` pairs, `[A]` each.
+    pub aux_move: Tensor,
+    pub aux_square: Tensor,
+    /// Extra captured squares as `(move, flat square)` pairs, `[C]` each.
+    pub capture_move: Tensor,
+    pub capture_square: Tensor,
+    /// Move offsets per position (`B + 1`), as in [`EncodedBatch::offsets`].
+    pub offsets: Vec<usize>,
+}
+
+impl NetInput {
+    pub fn new(batch: &EncodedBatch, device: Device) -> NetInput {
+        NetInput::from_batches(&[batch], device)
+    }
+
+    /// Concatenates several encoded batches (same board size) into one input.
+    pub fn from_batches(batches: &[&EncodedBatch], device: Device) -> NetInput {
+        let first = batches.first().expect("at least one batch");
+        let (h, w) = (first.height(), first.width());
+        let n = h * w;
+        let positions: usize = batches.iter().map(|b| b.len()).sum();
+        let total_moves: usize = batches.iter().map(|b| b.moves().len()).sum();
+
+        let mut pieces = Vec::with_capacity(positions * n);
+        let mut planes = Vec::with_capacity(positions * plane::COUNT * n);
+        let mut glob = Vec::with_capacity(positions * global::COUNT);
+        // Seven per-move columns, column-major so that each is a contiguous row of the tensor.
+        let mut cols = vec![0i64; 7 * total_moves];
+        let (mut aux_pairs, mut cap_pairs) = (Vec::new(), Vec::new());
+        let mut offsets = Vec::with_capacity(positions + 1);
+        offsets.push(0);
+        let (mut b, mut m) = (0usize, 0usize);
+        for batch in batches {
+            assert_eq!((batch.height(), batch.width()), (h, w), "batches of different board sizes");
+            let (p, l, g) = batch.raw();
+            pieces.extend_from_slice(p);
+            planes.extend_from_slice(l);
+            glob.extend_from_slice(g);
+            for i in 0..batch.len() {
+                let base = (b * n) as i64;
+                for f in batch.moves_of(i) {
+                    cols[m] = base + f.from as i64;
+                    cols[total_moves + m] = base + f.to as i64;
+                    cols[2 * total_moves + m] = f.kind as i64;
+                    cols[3 * total_moves + m] = f.mover as i64;
+                    cols[4 * total_moves + m] = f.piece as i64;
+                    cols[5 * total_moves + m] = f.n_captures as i64;
+                    cols[6 * total_moves + m] = b as i64;
+                    if f.aux != NO_SQUARE {
+                        aux_pairs.push((m as i64, base + f.aux as i64));
+                    }
+                    for &c in f.captures() {
+                        cap_pairs.push((m as i64, base + c as i64));
+                    }
+                    m += 1;
+                }
+                b += 1;
+                offsets.push(m);
+            }
+        }
+        let (bt, ht, wt, mt) = (positions as i64, h as i64, w as i64, total_moves as i64);
+        let ints = Tensor::from_slice(&cols).view([7, mt]).to_device(device);
+        let pairs = |v: &[(i64, i64)]| {
+            let flat: Vec<i64> = v.iter().map(|p| p.0).chain(v.iter().map(|p| p.1)).collect();
+            let t = Tensor::from_slice(&flat).view([2, v.len() as i64]).to_device(device);
+            (t.get(0), t.get(1))
+        };
+        let (aux_move, aux_square) = pairs(&aux_pairs);
+        let (capture_move, capture_square) = pairs(&cap_pairs);
+        NetInput {
+            batch: bt,
+            height: ht,
+            width: wt,
+            pieces: Tensor::from_slice(&pieces).view([bt, ht, wt]).to_device(device),
+            planes: Tensor::from_slice(&planes).view([bt, plane::COUNT as i64, ht, wt]).to_device(device),
+            global: Tensor::from_slice(&glob).view([bt, global::COUNT as i64]).to_device(device),
+            move_from: ints.get(0),
+            move_to: ints.get(1),
+            move_kind: ints.get(2),
+            move_mover: ints.get(3),
+            move_piece: ints.get(4),
+            move_n_captures: ints.get(5),
+            move_batch: ints.get(6),
+            aux_move,
+            aux_square,
+            capture_move,
+            capture_square,
+            offsets,
+        }
+    }
+
+    /// Number of moves in the batch.
+    pub fn moves(&self) -> usize {
+        *self.offsets.last().unwrap_or(&0)
+    }
+}
+
+/// What the net says about a batch.
+pub struct NetOutput {
+    /// `[M]`: one logit per legal move, in the batch's move order.
+    pub move_logits: Tensor,
+    /// `[B, 3]`: win/draw/loss logits for the side to move.
+    pub wdl_logits: Tensor,
+}
+
+/// Mean, board-size-scaled mean and max over the board: `[B, C, H, W]` to `[B, 3C]`.
+fn global_pool(x: &Tensor, size_scale: f64) -> Tensor {
+    let mean = x.mean_dim(&[2i64, 3][..], false, Kind::Float);
+    let max = x.amax(&[2i64, 3][..], false);
+    let scaled = &mean * size_scale;
+    Tensor::cat(&[mean, scaled, max], 1)
+}
+
+/// KataGo's board-size term, centred on our typical boards: `(sqrt(squares) - 12) / 10`.
+fn size_scale(height: i64, width: i64) -> f64 {
+    (((height * width) as f64).sqrt() - 12.0) / 10.0
+}
+
+fn conv(vs: nn::Path<'_>, cin: usize, cout: usize, k: i64) -> nn::Conv2D {
+    nn::conv2d(vs, cin as i64, cout as i64, k, nn::ConvConfig { padding: k / 2, ..Default::default() })
+}
+
+fn linear(vs: nn::Path<'_>, cin: usize, cout: usize) -> nn::Linear {
+    nn::linear(vs, cin as i64, cout as i64, Default::default())
+}
+
+fn embedding(vs: nn::Path<'_>, rows: usize, dim: usize, stdev: f64) -> nn::Embedding {
+    let config = nn::EmbeddingConfig { ws_init: nn::Init::Randn { mean: 0.0, stdev }, ..Default::default() };
+    nn::embedding(vs, rows as i64, dim as i64, config)
+}
+
+struct Block {
+    conv1: nn::Conv2D,
+    conv2: nn::Conv2D,
+    /// Global pooling: a 1x1 conv to the pooled channels and a linear layer to per-channel biases.
+    pool: Option<(nn::Conv2D, nn::Linear)>,
+    /// SkipInit: the residual branch's scale, initially 0.
+    scale: Tensor,
+}
+
+impl Block {
+    fn new(vs: nn::Path<'_>, c: usize, global_pool: bool) -> Block {
+        let pool = global_pool.then(|| {
+            let g = (c / 4).max(4);
+            (conv(&vs / "pool_conv", c, g, 1), linear(&vs / "pool_linear", 3 * g, c))
+        });
+        Block {
+            conv1: conv(&vs / "conv1", c, c, 3),
+            conv2: conv(&vs / "conv2", c, c, 3),
+            pool,
+            scale: vs.zeros("scale", &[1]),
+        }
+    }
+
+    fn forward(&self, x: &Tensor, size_scale: f64) -> Tensor {
+        let h = x.relu();
+        let mut a = self.conv1.forward(&h);
+        if let Some((pconv, plin)) = &self.pool {
+            let pooled = global_pool(&pconv.forward(&h).relu(), size_scale);
+            a += plin.forward(&pooled).unsqueeze(-1).unsqueeze(-1);
+        }
+        x + self.conv2.forward(&a.relu()) * &self.scale
+    }
+}
+
+/// The network with its variables. Build it with [`Net::new`] or load it with
+/// [`crate::checkpoint::load`]; evaluate through [`crate::TorchEvaluator`] for search, or call
+/// [`Net::forward`] directly for training.
+pub struct Net {
+    vs: nn::VarStore,
+    config: NetConfig,
+    variant: Arc<Variant>,
+    identities: Vec<PieceIdentity>,
+    piece_embedding: nn::Embedding,
+    stem: nn::Conv2D,
+    stem_global: nn::Linear,
+    blocks: Vec<Block>,
+    policy_conv: nn::Conv2D,
+    policy_global: nn::Linear,
+    /// Per square: `[q | z_from]`, `[k | z_to]`, `[z_aux | z_capture]`, each `2 * policy_dim`.
+    policy_from: nn::Linear,
+    policy_to: nn::Linear,
+    policy_extra: nn::Linear,
+    kind_embedding: nn::Embedding,
+    mover_embedding: nn::Embedding,
+    promo_embedding: nn::Embedding,
+    captures_embedding: nn::Embedding,
+    policy_out: nn::Linear,
+    value_conv: nn::Conv2D,
+    value_fc1: nn::Linear,
+    value_fc2: nn::Linear,
+}
+
+impl Net {
+    /// A freshly initialised net for `variant` on `device`.
+    pub fn new(config: &NetConfig, variant: Arc<Variant>, device: Device) -> Net {
+        let vs = nn::VarStore::new(device);
+        let root = vs.root();
+        let c = config.channels;
+        let e = config.piece_embedding;
+        let (pc, d) = (config.policy_channels, config.policy_dim);
+        let types = variant.piece_count();
+
+        let input = &root / "input";
+        let piece_embedding = embedding(&input / "piece_embedding", piece_vocab(types), e, 1.0);
+        let stem = conv(&input / "stem", e + plane::COUNT, c, 3);
+        let stem_global = linear(&input / "global", global::COUNT, c);
+
+        let trunk = &root / "trunk";
+        let blocks = (0..config.blocks)
+            .map(|i| Block::new(&trunk / format!("block{i}"), c, config.is_global_pool_block(i)))
+            .collect();
+
+        let policy = &root / "policy";
+        let small = 1.0 / (d as f64).sqrt();
+        Net {
+            piece_embedding,
+            stem,
+            stem_global,
+            blocks,
+            policy_conv: conv(&policy / "conv", c, pc, 1),
+            policy_global: linear(&policy / "global", 3 * c, pc),
+            policy_from: linear(&policy / "from", pc, 2 * d),
+            policy_to: linear(&policy / "to", pc, 2 * d),
+            policy_extra: linear(&policy / "extra", pc, 2 * d),
+            kind_embedding: embedding(&policy / "kind_embedding", MOVE_KIND_SLOTS, d, small),
+            mover_embedding: embedding(&policy / "mover_embedding", types + 1, d, small),
+            promo_embedding: embedding(&policy / "piece_embedding", types + 1, d, small),
+            captures_embedding: embedding(&policy / "captures_embedding", MAX_EXTRA_CAPTURES + 1, d, small),
+            policy_out: linear(&policy / "out", d, 1),
+            value_conv: conv(&root / "value" / "conv", c, config.value_channels, 1),
+            value_fc1: linear(&root / "value" / "fc1", 3 * config.value_channels, config.value_hidden),
+            value_fc2: linear(&root / "value" / "fc2", config.value_hidden, 3),
+            identities: piece_identities(&variant),
+            config: config.clone(),
+            variant,
+            vs,
+        }
+    }
+
+    pub fn config(&self) -> &NetConfig {
+        &self.config
+    }
+
+    pub fn variant(&self) -> &Arc<Variant> {
+        &self.variant
+    }
+
+    pub fn piece_identities(&self) -> &[PieceIdentity] {
+        &self.identities
+    }
+
+    pub fn device(&self) -> Device {
+        self.vs.device()
+    }
+
+    pub fn var_store(&self) -> &nn::VarStore {
+        &self.vs
+    }
+
+    pub fn var_store_mut(&mut self) -> &mut nn::VarStore {
+        &mut self.vs
+    }
+
+    /// Number of scalar parameters.
+    pub fn parameter_count(&self) -> i64 {
+        self.vs.trainable_variables().iter().map(|t| t.numel() as i64).sum()
+    }
+
+    /// Policies over each position's legal moves and WDL probabilities, without gradients: what
+    /// the inference thread does for one batch.
+    pub fn evaluate_batch(&self, batch: &EncodedBatch) -> (Vec<Vec<f32>>, Vec<[f32; 3]>) {
+        tch::no_grad(|| {
+            let input = NetInput::new(batch, self.device());
+            let output = self.forward(&input);
+            probabilities(&output, &input.offsets)
+        })
+    }
+
+    /// Runs the net. Gradients are recorded unless the caller is inside `tch::no_grad`.
+    pub fn forward(&self, input: &NetInput) -> NetOutput {
+        let (b, h, w) = (input.batch, input.height, input.width);
+        let scale = size_scale(h, w);
+        let d = self.config.policy_dim as i64;
+
+        // Stem: piece embeddings and planes through a 3x3 conv, global features as a bias.
+        let emb = self.piece_embedding.forward(&input.pieces).permute([0, 3, 1, 2]);
+        let x = Tensor::cat(&[emb, input.planes.shallow_clone()], 1);
+        let mut x = self.stem.forward(&x) + self.stem_global.forward(&input.global).unsqueeze(-1).unsqueeze(-1);
+        for block in &self.blocks {
+            x = block.forward(&x, scale);
+        }
+        let x = x.relu();
+        let pooled = global_pool(&x, scale);
+
+        // Value head.
+        let v = self.value_conv.forward(&x).relu();
+        let wdl_logits = self.value_fc2.forward(&self.value_fc1.forward(&global_pool(&v, scale)).relu());
+
+        // Policy head: per-square features, gathered per move.
+        let p = (self.policy_conv.forward(&x) + self.policy_global.forward(&pooled).unsqueeze(-1).unsqueeze(-1)).relu();
+        let pf = p.permute([0, 2, 3, 1]).reshape([b * h * w, self.config.policy_channels as i64]);
+        let from = self.policy_from.forward(&pf).index_select(0, &input.move_from);
+        let to = self.policy_to.forward(&pf).index_select(0, &input.move_to);
+        let attention =
+            (from.narrow(1, 0, d) * to.narrow(1, 0, d)).sum_dim_intlist(-1, false, Kind::Float) / (d as f64).sqrt();
+        let mut z = from.narrow(1, d, d)
+            + to.narrow(1, d, d)
+            + self.kind_embedding.forward(&input.move_kind)
+            + self.mover_embedding.forward(&input.move_mover)
+            + self.promo_embedding.forward(&input.move_piece)
+            + self.captures_embedding.forward(&input.move_n_captures);
+        let extra_moves = input.aux_move.size()[0] + input.capture_move.size()[0];
+        if extra_moves > 0 {
+            let extra = self.policy_extra.forward(&pf);
+            if input.aux_move.size()[0] > 0 {
+                let aux = extra.narrow(1, 0, d).index_select(0, &input.aux_square);
+                z = z.index_add(0, &input.aux_move, &aux);
+            }
+            if input.capture_move.size()[0] > 0 {
+                let caps = extra.narrow(1, d, d).index_select(0, &input.capture_square);
+                z = z.index_add(0, &input.capture_move, &caps);
+            }
+        }
+        let move_logits = attention + self.policy_out.forward(&z.relu()).squeeze_dim(-1);
+        NetOutput { move_logits, wdl_logits }
+    }
+}
+
+/// Log-softmax of each position's move logits over its own legal moves (a segment softmax:
+/// `move_batch` says which position each move belongs to).
+pub fn move_log_softmax(move_logits: &Tensor, move_batch: &Tensor, positions: i64) -> Tensor {
+    let device = move_logits.device();
+    let max = Tensor::full([positions], f64::NEG_INFINITY, (Kind::Float, device)).index_reduce(
+        0,
+        move_batch,
+        &move_logits.detach(),
+        "amax",
+        true,
+    );
+    let shifted = move_logits - max.index_select(0, move_batch);
+    let sum = Tensor::zeros([positions], (Kind::Float, device)).index_add(0, move_batch, &shifted.exp());
+    &shifted - sum.clamp_min(1e-30).log().index_select(0, move_batch)
+}
+
+/// Training targets for a batch: per-move policy weights (sparse: only legal moves exist) and
+/// win/draw/loss distributions.
+pub struct Targets {
+    /// `[M]`, aligned with the batch's moves; each position's weights sum to 1 (or are all 0 to
+    /// skip its policy).
+    pub policy: Tensor,
+    /// `[B, 3]`.
+    pub wdl: Tensor,
+}
+
+impl Targets {
+    /// `policy[i]` lists `(legal move index, weight)` pairs of position `i` (e.g. visit
+    /// fractions); `wdl[i]` is its win/draw/loss target.
+    pub fn new(batch: &EncodedBatch, policy: &[Vec<(u32, f32)>], wdl: &[[f32; 3]], device: Device) -> Targets {
+        assert_eq!(policy.len(), batch.len(), "one policy target per position");
+        assert_eq!(wdl.len(), batch.len(), "one WDL target per position");
+        let offsets = batch.offsets();
+        let mut dense = vec![0f32; batch.moves().len()];
+        for (i, pairs) in policy.iter().enumerate() {
+            let n = offsets[i + 1] - offsets[i];
+            for &(m, weight) in pairs {
+                assert!((m as usize) < n, "policy target names move {m} of position {i}, which has {n} moves");
+                dense[offsets[i] + m as usize] += weight;
+            }
+        }
+        let flat: Vec<f32> = wdl.iter().flatten().copied().collect();
+        Targets {
+            policy: Tensor::from_slice(&dense).to_device(device),
+            wdl: Tensor::from_slice(&flat).view([wdl.len() as i64, 3]).to_device(device),
+        }
+    }
+}
+
+/// The training loss, as scalar tensors.
+pub struct Losses {
+    /// `policy + value_weight * value`.
+    pub total: Tensor,
+    /// Cross-entropy of the policy targets against the softmax over legal moves, per position.
+    pub policy: Tensor,
+    /// Cross-entropy of the WDL targets, per position.
+    pub value: Tensor,
+}
+
+/// Cross-entropy losses of `output` against `targets`, averaged over positions.
+pub fn loss(output: &NetOutput, input: &NetInput, targets: &Targets, value_weight: f64) -> Losses {
+    let b = input.batch;
+    let logp = move_log_softmax(&output.move_logits, &input.move_batch, b);
+    let policy = -(&targets.policy * logp).sum(Kind::Float) / b as f64;
+    let value = -(&targets.wdl * output.wdl_logits.log_softmax(-1, Kind::Float)).sum(Kind::Float) / b as f64;
+    let total = &policy + &value * value_weight;
+    Losses { total, policy, value }
+}
+
+/// Per-position probabilities from an output: the softmax over each position's legal moves and
+/// the WDL softmax, copied to the host.
+pub fn probabilities(output: &NetOutput, offsets: &[usize]) -> (Vec<Vec<f32>>, Vec<[f32; 3]>) {
+    let logits: Vec<f32> = Vec::<f32>::try_from(output.move_logits.to_device(Device::Cpu).to_kind(Kind::Float))
+        .expect("move logits are a float vector");
+    let wdl: Vec<f32> =
+        Vec::<f32>::try_from(output.wdl_logits.softmax(-1, Kind::Float).to_device(Device::Cpu).reshape([-1]))
+            .expect("WDL is a float matrix");
+    let policies = offsets
+        .windows(2)
+        .map(|w| {
+            let l = &logits[w[0]..w[1]];
+            let max = l.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            let exp: Vec<f32> = l.iter().map(|&x| (x - max).exp()).collect();
+            let sum: f32 = exp.iter().sum();
+            exp.into_iter().map(|e| e / sum).collect()
+        })
+        .collect();
+    let wdl = wdl.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect();
+    (policies, wdl)
+}

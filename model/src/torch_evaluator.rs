@@ -1,0 +1,196 @@
+//! The libtorch [`Evaluator`]: many searches share one net on one inference thread.
+//!
+//! `Tensor` is `Send` but not `Sync`, and libtorch's grad mode is per thread, so the net lives
+//! on a dedicated thread that owns it (as KataGo's `nneval` and lc0's backends do):
+//!
+//! 1. [`TorchEvaluator::evaluate`] encodes its requests in the caller's thread (so encoding runs
+//!    in parallel across search threads) and sends the batch over a channel;
+//! 2. the inference thread takes the first waiting batch, merges whatever else is waiting (up to
+//!    `max_batch` positions, optionally waiting `gather_wait` for more), runs one `no_grad`
+//!    forward pass and replies to each caller with its own evaluations.
+
+use std::{
+    path::Path,
+    sync::{
+        atomic::{AtomicU64, Ordering},
+        mpsc, Arc,
+    },
+    thread::JoinHandle,
+    time::{Duration, Instant},
+};
+
+use fairyzero_rules::Variant;
+use tch::Device;
+
+use crate::{
+    checkpoint::{self, CheckpointError},
+    config::NetConfig,
+    encoding::{EncodedBatch, Encoding, StandardEncoding},
+    evaluator::{EvalRequest, Evaluation, Evaluator, EvaluatorInfo},
+    net::{probabilities, Net, NetInput},
+};
+
+/// How the inference thread batches and computes.
+#[derive(Clone, Debug)]
+pub struct TorchEvaluatorOptions {
+    /// Most positions in one forward pass.
+    pub max_batch: usize,
+    /// After the first request arrives, wait up to this long for more before running (0: run
+    /// with whatever is already waiting).
+    pub gather_wait: Duration,
+    /// libtorch intra-op threads for the inference thread (`None`: leave libtorch's setting).
+    pub threads: Option<usize>,
+}
+
+impl Default for TorchEvaluatorOptions {
+    fn default() -> Self {
+        TorchEvaluatorOptions { max_batch: 256, gather_wait: Duration::ZERO, threads: None }
+    }
+}
+
+struct Job {
+    batch: EncodedBatch,
+    reply: mpsc::SyncSender<Vec<Evaluation>>,
+}
+
+#[derive(Default)]
+struct Stats {
+    forward_passes: AtomicU64,
+    positions: AtomicU64,
+}
+
+pub struct TorchEvaluator {
+    encoding: Arc<StandardEncoding>,
+    sender: Option<mpsc::Sender<Job>>,
+    worker: Option<JoinHandle<()>>,
+    options: TorchEvaluatorOptions,
+    name: String,
+    stats: Arc<Stats>,
+}
+
+impl TorchEvaluator {
+    /// Starts the inference thread, which takes ownership of `net`.
+    pub fn new(net: Net, options: TorchEvaluatorOptions) -> TorchEvaluator {
+        assert!(options.max_batch >= 1, "max_batch must be at least 1");
+        let encoding = Arc::new(StandardEncoding::new(Arc::clone(net.variant())));
+        let name = format!("torch({} {} on {:?})", net.variant().name, net.config(), net.device());
+        let (sender, receiver) = mpsc::channel::<Job>();
+        let stats = Arc::new(Stats::default());
+        let worker = {
+            let options = options.clone();
+            let stats = Arc::clone(&stats);
+            std::thread::Builder::new()
+                .name("fairyzero-inference".into())
+                .spawn(move || inference_loop(net, receiver, options, stats))
+                .expect("spawn the inference thread")
+        };
+        TorchEvaluator { encoding, sender: Some(sender), worker: Some(worker), options, name, stats }
+    }
+
+    /// Loads a checkpoint (refusing another variant or architecture) and starts serving it.
+    pub fn from_checkpoint(
+        dir: &Path,
+        variant: Arc<Variant>,
+        architecture: Option<&NetConfig>,
+        device: Device,
+        options: TorchEvaluatorOptions,
+    ) -> Result<TorchEvaluator, CheckpointError> {
+        let loaded = checkpoint::load(dir, variant, architecture, device, false)?;
+        Ok(TorchEvaluator::new(loaded.net, options))
+    }
+
+    /// `(forward passes, positions evaluated)` so far; their ratio is the mean batch size.
+    pub fn stats(&self) -> (u64, u64) {
+        (self.stats.forward_passes.load(Ordering::Relaxed), self.stats.positions.load(Ordering::Relaxed))
+    }
+
+    fn sender(&self) -> &mpsc::Sender<Job> {
+        self.sender.as_ref().expect("the sender lives until drop")
+    }
+}
+
+impl Evaluator for TorchEvaluator {
+    fn evaluate(&self, batch: &[EvalRequest<'_>]) -> Vec<Evaluation> {
+        let variant = self.encoding.variant();
+        let mut replies = Vec::new();
+        for chunk in batch.chunks(self.options.max_batch) {
+            for r in chunk {
+                let v = r.position.variant();
+                assert!(
+                    Arc::ptr_eq(v, variant) || v.hash == variant.hash,
+                    "a position of variant {} sent to a net for {}",
+                    v.name,
+                    variant.name
+                );
+            }
+            let encoded = self.encoding.encode_batch(chunk.iter().map(|r| (r.position, r.moves)));
+            let (reply, answer) = mpsc::sync_channel(1);
+            self.sender()
+                .send(Job { batch: encoded, reply })
+                .expect("the inference thread stopped (see its panic above)");
+            replies.push(answer);
+        }
+        replies
+            .into_iter()
+            .flat_map(|answer| answer.recv().expect("the inference thread stopped (see its panic above)"))
+            .collect()
+    }
+
+    fn info(&self) -> EvaluatorInfo {
+        EvaluatorInfo { name: self.name.clone(), preferred_batch: self.options.max_batch }
+    }
+}
+
+impl Drop for TorchEvaluator {
+    fn drop(&mut self) {
+        // Closing the channel ends the inference loop.
+        self.sender = None;
+        if let Some(worker) = self.worker.take() {
+            let _ = worker.join();
+        }
+    }
+}
+
+fn inference_loop(net: Net, receiver: mpsc::Receiver<Job>, options: TorchEvaluatorOptions, stats: Arc<Stats>) {
+    if let Some(n) = options.threads {
+        tch::set_num_threads(n as i32);
+    }
+    // Grad mode is per thread: this thread never records gradients.
+    let _no_grad = tch::no_grad_guard();
+    let device = net.device();
+    let mut pending: Option<Job> = None;
+    loop {
+        let Some(first) = pending.take().or_else(|| receiver.recv().ok()) else { break };
+        let mut size = first.batch.len();
+        let mut jobs = vec![first];
+        let deadline = Instant::now() + options.gather_wait;
+        while size < options.max_batch {
+            let next = if options.gather_wait.is_zero() {
+                receiver.try_recv().ok()
+            } else {
+                receiver.recv_timeout(deadline.saturating_duration_since(Instant::now())).ok()
+            };
+            let Some(job) = next else { break };
+            if size + job.batch.len() > options.max_batch {
+                pending = Some(job);
+                break;
+            }
+            size += job.batch.len();
+            jobs.push(job);
+        }
+
+        let batches: Vec<&EncodedBatch> = jobs.iter().map(|j| &j.batch).collect();
+        let input = NetInput::from_batches(&batches, device);
+        let output = net.forward(&input);
+        let (policies, wdl) = probabilities(&output, &input.offsets);
+        stats.forward_passes.fetch_add(1, Ordering::Relaxed);
+        stats.positions.fetch_add(size as u64, Ordering::Relaxed);
+
+        let mut results = policies.into_iter().zip(wdl).map(|(policy, wdl)| Evaluation { policy, wdl });
+        for job in jobs {
+            let mine: Vec<Evaluation> = results.by_ref().take(job.batch.len()).collect();
+            // A caller that gave up is no reason to stop serving the others.
+            let _ = job.reply.send(mine);
+        }
+    }
+}

@@ -1,0 +1,338 @@
+//! The self-play part of a run configuration: the `[selfplay]` section of a run file.
+//!
+//! [`SelfPlayConfig`] is a plain serde struct that refuses unknown keys, so that the trainer's
+//! run configuration can embed it as a section and a typo is an error, not a silent default.
+//! `configs/runs/selfplay-example.toml` documents every key.
+//!
+//! ```
+//! use fairyzero_selfplay::config::{SearchKind, SelfPlayConfig};
+//! let config: SelfPlayConfig = toml::from_str("search = \"puct\"\nsimulations = 200").unwrap();
+//! assert_eq!(config.search, SearchKind::Puct);
+//! assert!(config.validate().is_ok());
+//! ```
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+/// Which search chooses the moves and produces the policy targets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SearchKind {
+    /// AlphaZero: PUCT selection, Dirichlet noise at the root, visit counts as targets, moves
+    /// sampled from visits with a temperature schedule.
+    Puct,
+    /// Gumbel AlphaZero (Danihelka et al., 2022): Gumbel-top-k and sequential halving at the
+    /// root, improved-policy targets. Sound with small simulation budgets (2-64).
+    Gumbel,
+}
+
+/// What a game that reaches the move cap scores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum CapResult {
+    /// A draw.
+    #[default]
+    Draw,
+    /// The side with more material (the variant's nominal piece values, 1 where none is given,
+    /// royals excluded) wins; equal material draws.
+    Material,
+}
+
+/// How games start.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(from = "String", into = "String")]
+pub enum SetupMode {
+    /// Play the variant's setup phase as moves when it has one (the policy learns the setup),
+    /// otherwise start from the variant's start position.
+    #[default]
+    Phase,
+    /// The variant's start position (its canonical array), skipping any setup phase.
+    Default,
+    /// A fixed position string.
+    Fen(String),
+}
+
+impl From<String> for SetupMode {
+    fn from(s: String) -> SetupMode {
+        match s.as_str() {
+            "phase" => SetupMode::Phase,
+            "default" => SetupMode::Default,
+            _ => SetupMode::Fen(s),
+        }
+    }
+}
+
+impl From<SetupMode> for String {
+    fn from(s: SetupMode) -> String {
+        match s {
+            SetupMode::Phase => "phase".into(),
+            SetupMode::Default => "default".into(),
+            SetupMode::Fen(fen) => fen,
+        }
+    }
+}
+
+/// One step of the temperature schedule: from game ply `ply` on (setup plies count), moves are
+/// sampled with probability proportional to `visits^(1/value)`; 0 plays the most visited move.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TemperatureStep {
+    pub ply: u32,
+    pub value: f32,
+}
+
+/// PUCT parameters (AlphaZero, with lc0's first-play urgency).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PuctConfig {
+    /// Exploration constant of the PUCT formula.
+    pub c_puct: f32,
+    /// First-play urgency: an unvisited child is valued at the parent's value minus this times
+    /// the square root of the prior mass already visited (lc0).
+    pub fpu_reduction: f32,
+    /// Dirichlet noise concentration per move (AlphaZero: 0.3 chess, 0.15 shogi, 0.03 Go,
+    /// about 10 / typical number of legal moves).
+    pub dirichlet_alpha: f32,
+    /// Weight of the noise in the root priors; 0 disables it.
+    pub dirichlet_epsilon: f32,
+    /// Temperature schedule for choosing the move to play, by game ply.
+    pub temperature: Vec<TemperatureStep>,
+}
+
+impl Default for PuctConfig {
+    fn default() -> Self {
+        PuctConfig {
+            c_puct: 1.5,
+            fpu_reduction: 0.25,
+            dirichlet_alpha: 0.15,
+            dirichlet_epsilon: 0.25,
+            temperature: vec![TemperatureStep { ply: 0, value: 1.0 }, TemperatureStep { ply: 30, value: 0.0 }],
+        }
+    }
+}
+
+impl PuctConfig {
+    /// The temperature for a move at game ply `ply`.
+    pub fn temperature_at(&self, ply: u32) -> f32 {
+        self.temperature.iter().take_while(|s| s.ply <= ply).last().map_or(0.0, |s| s.value)
+    }
+}
+
+/// Gumbel AlphaZero parameters (names as in DeepMind's `mctx`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GumbelConfig {
+    /// m: how many root moves (Gumbel-top-k) sequential halving considers.
+    pub considered_actions: u32,
+    /// c_visit of the monotone transform sigma(q) = (c_visit + max visits) * c_scale * q.
+    pub c_visit: f32,
+    /// c_scale of the same transform.
+    pub c_scale: f32,
+}
+
+impl Default for GumbelConfig {
+    fn default() -> Self {
+        GumbelConfig { considered_actions: 16, c_visit: 50.0, c_scale: 0.1 }
+    }
+}
+
+/// KataGo's playout-cap randomisation: only a fraction of the moves get a full search, and only
+/// those are recorded as policy targets; the others get a cheap search without noise.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlayoutCapConfig {
+    /// Probability that a move gets a full search (`simulations`).
+    pub full_fraction: f32,
+    /// Simulations of the other, reduced searches.
+    pub reduced_simulations: u32,
+}
+
+/// The `[selfplay]` section of a run configuration.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SelfPlayConfig {
+    /// `puct` or `gumbel`.
+    pub search: SearchKind,
+    /// Simulations per (full) search: root children visits added per move.
+    pub simulations: u32,
+    /// Games played at once by one process; their leaves are batched for the evaluator.
+    pub games_in_parallel: u32,
+    /// Search threads. Each drives `games_in_parallel / threads` games and calls the evaluator
+    /// with one batch at a time, so that while one waits for the net the others search.
+    pub threads: u32,
+    /// Leaves gathered per game per batch (virtual loss). 1 is exact AlphaZero; more gives
+    /// bigger batches when few games run at once.
+    pub leaves_per_game: u32,
+    /// Keep the searched subtree of the move played for the next search.
+    pub reuse_tree: bool,
+    /// Play a move at once, without search and without a policy target, when it is the only
+    /// legal move.
+    pub skip_forced_moves: bool,
+    /// Game length cap in plies of play (setup plies excluded); default: the variant's
+    /// `move_cap`.
+    pub move_cap: Option<u32>,
+    /// What a capped game scores: `draw` or `material`.
+    pub move_cap_result: CapResult,
+    /// `phase` (play the variant's setup phase, if any, as moves), `default` (its start
+    /// position) or a position string.
+    pub setup: SetupMode,
+    /// Games per record file (chunk).
+    pub games_per_file: u32,
+    pub puct: PuctConfig,
+    pub gumbel: GumbelConfig,
+    /// Playout-cap randomisation; absent: every move gets a full search.
+    pub playout_cap: Option<PlayoutCapConfig>,
+}
+
+impl Default for SelfPlayConfig {
+    fn default() -> Self {
+        SelfPlayConfig {
+            search: SearchKind::Gumbel,
+            simulations: 32,
+            games_in_parallel: 64,
+            threads: 2,
+            leaves_per_game: 1,
+            reuse_tree: true,
+            skip_forced_moves: true,
+            move_cap: None,
+            move_cap_result: CapResult::Draw,
+            setup: SetupMode::Phase,
+            games_per_file: 100,
+            puct: PuctConfig::default(),
+            gumbel: GumbelConfig::default(),
+            playout_cap: None,
+        }
+    }
+}
+
+/// A configuration that cannot be used; lists every problem.
+#[derive(Debug, thiserror::Error)]
+#[error("invalid self-play configuration: {}", .problems.join("; "))]
+pub struct ConfigError {
+    pub problems: Vec<String>,
+}
+
+impl SelfPlayConfig {
+    /// Checks value ranges, returning every problem at once.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let mut problems = Vec::new();
+        let mut check = |ok: bool, msg: &str| {
+            if !ok {
+                problems.push(msg.to_string());
+            }
+        };
+        check(self.simulations >= 1, "`simulations` must be at least 1");
+        check(self.games_in_parallel >= 1, "`games_in_parallel` must be at least 1");
+        check(self.threads >= 1, "`threads` must be at least 1");
+        check(self.threads <= self.games_in_parallel, "`threads` must not exceed `games_in_parallel`");
+        check(self.leaves_per_game >= 1, "`leaves_per_game` must be at least 1");
+        check(self.games_per_file >= 1, "`games_per_file` must be at least 1");
+        check(self.move_cap != Some(0), "`move_cap` must be at least 1");
+        let p = &self.puct;
+        check(p.c_puct > 0.0, "`puct.c_puct` must be positive");
+        check(p.fpu_reduction >= 0.0, "`puct.fpu_reduction` must not be negative");
+        check(p.dirichlet_alpha > 0.0, "`puct.dirichlet_alpha` must be positive");
+        check((0.0..=1.0).contains(&p.dirichlet_epsilon), "`puct.dirichlet_epsilon` must be in [0, 1]");
+        check(p.temperature.iter().all(|s| s.value >= 0.0), "`puct.temperature` values must not be negative");
+        check(p.temperature.windows(2).all(|w| w[0].ply < w[1].ply), "`puct.temperature` plies must increase");
+        let g = &self.gumbel;
+        check(g.considered_actions >= 1, "`gumbel.considered_actions` must be at least 1");
+        check(g.c_visit >= 0.0 && g.c_scale > 0.0, "`gumbel.c_visit` must be >= 0 and `gumbel.c_scale` > 0");
+        if let Some(cap) = &self.playout_cap {
+            check((0.0..=1.0).contains(&cap.full_fraction), "`playout_cap.full_fraction` must be in [0, 1]");
+            check(cap.reduced_simulations >= 1, "`playout_cap.reduced_simulations` must be at least 1");
+        }
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(ConfigError { problems })
+        }
+    }
+}
+
+/// What a run file says about self-play: the variant (top-level `variant` key) and the
+/// `[selfplay]` section. Other sections belong to other parts of the program and are ignored
+/// here; unknown keys inside `[selfplay]` are errors.
+#[derive(Clone, Debug)]
+pub struct RunSelfPlay {
+    pub variant: Option<String>,
+    pub selfplay: SelfPlayConfig,
+}
+
+/// Errors from reading a run file.
+#[derive(Debug, thiserror::Error)]
+pub enum RunFileError {
+    #[error("cannot read run configuration {path}: {error}")]
+    Io { path: String, error: std::io::Error },
+    #[error("run configuration {path}: {message}")]
+    Invalid { path: String, message: String },
+}
+
+impl RunSelfPlay {
+    pub fn load(path: &Path) -> Result<RunSelfPlay, RunFileError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|error| RunFileError::Io { path: path.display().to_string(), error })?;
+        RunSelfPlay::parse(&path.display().to_string(), &text)
+    }
+
+    pub fn parse(source: &str, text: &str) -> Result<RunSelfPlay, RunFileError> {
+        let invalid = |message: String| RunFileError::Invalid { path: source.to_string(), message };
+        let table: toml::Table = toml::from_str(text).map_err(|e| invalid(e.to_string().trim().replace('\n', " ")))?;
+        let variant = match table.get("variant") {
+            None => None,
+            Some(toml::Value::String(s)) => Some(s.clone()),
+            Some(_) => return Err(invalid("key `variant` must be a string".into())),
+        };
+        let section = table.get("selfplay").cloned().unwrap_or(toml::Value::Table(toml::Table::new()));
+        let selfplay: SelfPlayConfig = section.try_into().map_err(|e: toml::de::Error| {
+            invalid(format!("[selfplay]: {}", e.to_string().trim().replace('\n', " ")))
+        })?;
+        selfplay.validate().map_err(|e| invalid(e.to_string()))?;
+        Ok(RunSelfPlay { variant, selfplay })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_keys_are_refused() {
+        let err = RunSelfPlay::parse("x.toml", "[selfplay]\nsimulatoins = 3\n").unwrap_err();
+        assert!(err.to_string().contains("simulatoins"), "{err}");
+        let err = RunSelfPlay::parse("x.toml", "[selfplay.puct]\nc = 3\n").unwrap_err();
+        assert!(err.to_string().contains("unknown field `c`"), "{err}");
+    }
+
+    #[test]
+    fn every_problem_is_listed() {
+        let err = RunSelfPlay::parse("x.toml", "[selfplay]\nsimulations = 0\nthreads = 0\n").unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("`simulations`") && text.contains("`threads`"), "{text}");
+    }
+
+    #[test]
+    fn setup_modes_and_temperature() {
+        let run = RunSelfPlay::parse(
+            "x.toml",
+            "variant = \"chess\"\n[trainer]\nlr = 1\n[selfplay]\nsetup = \"default\"\n\
+             [selfplay.puct]\ntemperature = [{ ply = 0, value = 1.0 }, { ply = 10, value = 0.5 }]\n",
+        )
+        .unwrap();
+        assert_eq!(run.variant.as_deref(), Some("chess"));
+        assert_eq!(run.selfplay.setup, SetupMode::Default);
+        assert_eq!(run.selfplay.puct.temperature_at(9), 1.0);
+        assert_eq!(run.selfplay.puct.temperature_at(10), 0.5);
+        let fen: SetupMode = toml::from_str::<SelfPlayConfig>("setup = \"8/8 w\"").unwrap().setup;
+        assert_eq!(fen, SetupMode::Fen("8/8 w".into()));
+    }
+
+    #[test]
+    fn example_config_is_valid() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/runs/selfplay-example.toml");
+        let run = RunSelfPlay::load(Path::new(path)).unwrap();
+        assert_eq!(run.variant.as_deref(), Some("scirocco"));
+        assert!(run.selfplay.playout_cap.is_some());
+    }
+}

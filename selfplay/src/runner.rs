@@ -1,0 +1,392 @@
+//! Many games at once (lc0's `multigame`, KataGo's `selfplay`): `threads` workers each drive
+//! `games_in_parallel / threads` games, gather one leaf per game (or more with virtual loss)
+//! into one batch, call the blocking evaluator, back up, and repeat. While one worker waits for
+//! its batch the others search, so with two workers on two cores neither the network nor the
+//! search should sit idle. [`Summary`] reports how much each waited.
+
+use std::{
+    collections::BTreeMap,
+    fmt,
+    path::PathBuf,
+    sync::{
+        atomic::{AtomicBool, AtomicU64, Ordering},
+        mpsc, Arc, Mutex,
+    },
+    time::{Duration, Instant},
+};
+
+use fairyzero_model::evaluator::{EvalRequest, Evaluation, Evaluator};
+use fairyzero_rules::Variant;
+
+use crate::{
+    config::SelfPlayConfig,
+    game::{game_seed, Advance, GameStart, SelfPlayGame},
+    record::{ChunkWriter, GameRecord, RecordError},
+};
+
+/// What to play and where to put it.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    pub games: u64,
+    /// Run seed: game `i` uses [`game_seed`]`(seed, i)`.
+    pub seed: u64,
+    /// Network id written into the records.
+    pub net: String,
+    /// Where chunk files go; `None` keeps games in memory only (tests, benchmarks).
+    pub out_dir: Option<PathBuf>,
+    /// Show a progress bar on stderr (hidden when stderr is not a terminal).
+    pub progress: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SelfPlayError {
+    #[error("{0}")]
+    Config(#[from] crate::config::ConfigError),
+    #[error("setup {setup:?}: {message}")]
+    Setup { setup: String, message: String },
+    #[error(transparent)]
+    Record(#[from] RecordError),
+}
+
+/// Time during which at least one evaluate call was in progress, across all workers.
+#[derive(Default)]
+struct BusyClock {
+    in_flight: u32,
+    since: Option<Instant>,
+    busy: Duration,
+}
+
+struct Shared<'a> {
+    evaluator: &'a dyn Evaluator,
+    start: GameStart,
+    config: Arc<SelfPlayConfig>,
+    options: &'a RunOptions,
+    next_game: AtomicU64,
+    clock: Mutex<BusyClock>,
+    stop: &'a AtomicBool,
+}
+
+impl Shared<'_> {
+    fn claim(&self) -> Option<u64> {
+        if self.stop.load(Ordering::Relaxed) {
+            return None;
+        }
+        let i = self.next_game.fetch_add(1, Ordering::Relaxed);
+        (i < self.options.games).then_some(i)
+    }
+
+    fn evaluate(&self, batch: &[EvalRequest<'_>]) -> Vec<Evaluation> {
+        {
+            let mut c = self.clock.lock().expect("clock lock");
+            if c.in_flight == 0 {
+                c.since = Some(Instant::now());
+            }
+            c.in_flight += 1;
+        }
+        let out = self.evaluator.evaluate(batch);
+        {
+            let mut c = self.clock.lock().expect("clock lock");
+            c.in_flight -= 1;
+            if c.in_flight == 0 {
+                let since = c.since.take().expect("set when the first call entered");
+                c.busy += since.elapsed();
+            }
+        }
+        out
+    }
+}
+
+/// Per-worker counters.
+#[derive(Clone, Debug, Default)]
+pub struct WorkerStats {
+    /// Time blocked in the evaluator.
+    pub wait: Duration,
+    /// The worker's whole run.
+    pub total: Duration,
+    pub batches: u64,
+    pub evaluated: u64,
+    pub collisions: u64,
+}
+
+enum Message {
+    Game(Box<GameRecord>),
+    Done(WorkerStats),
+}
+
+fn worker(shared: &Shared<'_>, slots: usize, tx: mpsc::Sender<Message>) {
+    let started = Instant::now();
+    let mut stats = WorkerStats::default();
+    let mut games: Vec<Option<SelfPlayGame>> = (0..slots).map(|_| None).collect();
+    let capacity = slots * shared.config.leaves_per_game as usize;
+    loop {
+        let mut pending = 0;
+        for slot in games.iter_mut() {
+            loop {
+                if slot.is_none() {
+                    match shared.claim() {
+                        Some(i) => {
+                            let seed = game_seed(shared.options.seed, i);
+                            *slot = Some(SelfPlayGame::new(
+                                &shared.start,
+                                Arc::clone(&shared.config),
+                                seed,
+                                &shared.options.net,
+                            ));
+                        }
+                        None => break,
+                    }
+                }
+                let game = slot.as_mut().expect("filled above");
+                match game.advance() {
+                    Advance::NeedsEval => {
+                        pending += 1;
+                        break;
+                    }
+                    Advance::Finished(record) => {
+                        stats.collisions += game.search.collisions();
+                        *slot = None;
+                        // The receiver only goes away if the main thread panicked.
+                        let _ = tx.send(Message::Game(record));
+                    }
+                }
+            }
+        }
+        if pending == 0 {
+            break;
+        }
+        let mut requests: Vec<EvalRequest<'_>> = Vec::with_capacity(capacity);
+        for game in games.iter().flatten() {
+            game.search.requests(&mut requests);
+        }
+        let t = Instant::now();
+        let evals = shared.evaluate(&requests);
+        stats.wait += t.elapsed();
+        stats.batches += 1;
+        stats.evaluated += requests.len() as u64;
+        assert_eq!(evals.len(), requests.len(), "the evaluator must return one evaluation per request");
+        drop(requests);
+        let mut it = evals.into_iter();
+        for game in games.iter_mut().flatten() {
+            game.search.apply(&mut it);
+        }
+    }
+    stats.total = started.elapsed();
+    let _ = tx.send(Message::Done(stats));
+}
+
+/// Counters of a finished run.
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    pub games: u64,
+    /// Plies played (setup plies included).
+    pub positions: u64,
+    /// Moves recorded with a policy target.
+    pub policy_targets: u64,
+    pub simulations: u64,
+    pub evaluations: u64,
+    pub elapsed: Duration,
+    pub blue_wins: u64,
+    pub tan_wins: u64,
+    pub draws: u64,
+    /// Games per result reason ("checkmate", "move cap", ...).
+    pub reasons: BTreeMap<String, u64>,
+    /// Wall time with at least one evaluator call in progress.
+    pub evaluator_busy: Duration,
+    pub workers: Vec<WorkerStats>,
+    pub files: Vec<PathBuf>,
+}
+
+impl Summary {
+    fn add(&mut self, g: &GameRecord) {
+        self.games += 1;
+        self.positions += g.moves.len() as u64;
+        self.policy_targets += g.moves.iter().filter(|m| m.policy.is_some()).count() as u64;
+        self.simulations += g.moves.iter().map(|m| m.simulations as u64).sum::<u64>();
+        self.evaluations += g.moves.iter().map(|m| m.evaluations as u64).sum::<u64>();
+        match g.result.winner.as_deref() {
+            Some("blue") => self.blue_wins += 1,
+            Some(_) => self.tan_wins += 1,
+            None => self.draws += 1,
+        }
+        *self.reasons.entry(g.result.reason.clone()).or_default() += 1;
+    }
+
+    fn secs(&self) -> f64 {
+        self.elapsed.as_secs_f64().max(1e-9)
+    }
+
+    pub fn positions_per_sec(&self) -> f64 {
+        self.positions as f64 / self.secs()
+    }
+
+    pub fn simulations_per_sec(&self) -> f64 {
+        self.simulations as f64 / self.secs()
+    }
+
+    pub fn mean_length(&self) -> f64 {
+        self.positions as f64 / self.games.max(1) as f64
+    }
+
+    /// The first player's (Blue's) score: wins + draws / 2, over games.
+    pub fn first_player_score(&self) -> f64 {
+        (self.blue_wins as f64 + 0.5 * self.draws as f64) / self.games.max(1) as f64
+    }
+
+    /// Positions the evaluator received (the batches of every worker).
+    pub fn evaluated(&self) -> u64 {
+        self.workers.iter().map(|w| w.evaluated).sum()
+    }
+
+    pub fn mean_batch(&self) -> f64 {
+        let batches: u64 = self.workers.iter().map(|w| w.batches).sum();
+        self.evaluated() as f64 / batches.max(1) as f64
+    }
+
+    /// Fraction of the run during which no evaluator call was in progress.
+    pub fn evaluator_idle_fraction(&self) -> f64 {
+        1.0 - (self.evaluator_busy.as_secs_f64() / self.secs()).min(1.0)
+    }
+
+    /// Fraction of the workers' time spent blocked in the evaluator.
+    pub fn search_wait_fraction(&self) -> f64 {
+        let wait: f64 = self.workers.iter().map(|w| w.wait.as_secs_f64()).sum();
+        let total: f64 = self.workers.iter().map(|w| w.total.as_secs_f64()).sum();
+        wait / total.max(1e-9)
+    }
+
+    /// Evaluator throughput while busy: positions per second of evaluator-busy time.
+    pub fn evaluator_positions_per_busy_sec(&self) -> f64 {
+        self.evaluated() as f64 / self.evaluator_busy.as_secs_f64().max(1e-9)
+    }
+}
+
+impl fmt::Display for Summary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "games: {}  in {:.1} s", self.games, self.elapsed.as_secs_f64())?;
+        writeln!(
+            f,
+            "positions: {} ({:.1}/s), mean length {:.1} plies, policy targets {}",
+            self.positions,
+            self.positions_per_sec(),
+            self.mean_length(),
+            self.policy_targets
+        )?;
+        writeln!(
+            f,
+            "simulations: {} ({:.0}/s), net evaluations: {} in batches of {:.1} on average",
+            self.simulations,
+            self.simulations_per_sec(),
+            self.evaluated(),
+            self.mean_batch()
+        )?;
+        writeln!(
+            f,
+            "results: Blue {} / draws {} / Tan {}, first-player score {:.3}",
+            self.blue_wins,
+            self.draws,
+            self.tan_wins,
+            self.first_player_score()
+        )?;
+        let reasons: Vec<String> = self.reasons.iter().map(|(r, n)| format!("{r} {n}")).collect();
+        writeln!(f, "result reasons: {}", reasons.join(", "))?;
+        writeln!(
+            f,
+            "waiting: evaluator idle {:.1}% of the time, search threads blocked on the evaluator {:.1}%",
+            100.0 * self.evaluator_idle_fraction(),
+            100.0 * self.search_wait_fraction()
+        )?;
+        write!(f, "evaluator throughput while busy: {:.0} positions/s", self.evaluator_positions_per_busy_sec())
+    }
+}
+
+/// Plays `options.games` games and writes them to `options.out_dir` (if set) in chunks;
+/// `on_game` sees every finished game. `stop` ends the run early: games in progress finish,
+/// no new ones start.
+pub fn run_selfplay(
+    variant: &Arc<Variant>,
+    config: &SelfPlayConfig,
+    evaluator: &dyn Evaluator,
+    options: &RunOptions,
+    stop: &AtomicBool,
+    mut on_game: impl FnMut(&GameRecord),
+) -> Result<Summary, SelfPlayError> {
+    config.validate()?;
+    let start = GameStart::resolve(variant, &config.setup)
+        .map_err(|message| SelfPlayError::Setup { setup: String::from(config.setup.clone()), message })?;
+    let mut writer = match &options.out_dir {
+        Some(dir) => {
+            let stamp = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or_default();
+            let prefix = format!("{}-{stamp}-{}-s{}", variant.name, std::process::id(), options.seed);
+            Some(ChunkWriter::new(dir, &prefix, config.games_per_file as usize)?)
+        }
+        None => None,
+    };
+    let threads = (config.threads as usize).min(config.games_in_parallel as usize).max(1);
+    let per_thread = config.games_in_parallel as usize / threads;
+    let extra = config.games_in_parallel as usize % threads;
+    let shared = Shared {
+        evaluator,
+        start,
+        config: Arc::new(config.clone()),
+        options,
+        next_game: AtomicU64::new(0),
+        clock: Mutex::new(BusyClock::default()),
+        stop,
+    };
+    let bar = crate::progress::bar(options.games, options.progress);
+    let started = Instant::now();
+    let mut summary = Summary::default();
+    let mut write_error = None;
+    std::thread::scope(|scope| {
+        let (tx, rx) = mpsc::channel();
+        for t in 0..threads {
+            let tx = tx.clone();
+            let shared = &shared;
+            let slots = per_thread + usize::from(t < extra);
+            std::thread::Builder::new()
+                .name(format!("selfplay-{t}"))
+                .spawn_scoped(scope, move || worker(shared, slots, tx))
+                .expect("cannot spawn a self-play thread");
+        }
+        drop(tx);
+        for message in rx {
+            match message {
+                Message::Game(game) => {
+                    summary.add(&game);
+                    on_game(&game);
+                    bar.inc(1);
+                    let secs = started.elapsed().as_secs_f64().max(1e-9);
+                    bar.set_message(format!(
+                        "{:.1} pos/s, {:.0} sims/s",
+                        summary.positions as f64 / secs,
+                        summary.simulations as f64 / secs
+                    ));
+                    if let Some(w) = writer.as_mut() {
+                        if write_error.is_none() {
+                            if let Err(e) = w.push(*game) {
+                                // Stop cleanly: finish the games in progress, keep the error.
+                                shared.stop.store(true, Ordering::Relaxed);
+                                write_error = Some(e);
+                            }
+                        }
+                    }
+                }
+                Message::Done(stats) => summary.workers.push(stats),
+            }
+        }
+    });
+    bar.finish_and_clear();
+    summary.elapsed = started.elapsed();
+    summary.evaluator_busy = shared.clock.lock().expect("clock lock").busy;
+    if let Some(e) = write_error {
+        return Err(e.into());
+    }
+    if let Some(w) = writer.as_mut() {
+        w.flush()?;
+        summary.files = w.files().to_vec();
+    }
+    Ok(summary)
+}

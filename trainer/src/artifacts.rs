@@ -1,0 +1,403 @@
+//! The run's artifacts on a [`Store`]: game chunks, checkpoints and match results, how they are
+//! named, published and read back, and how damage is detected.
+//!
+//! - **Games**: every finished game is published at once as its own chunk (the self-play
+//!   crate's format: zstd with a content checksum, a header line, one JSON game per line), so a
+//!   kill loses no finished game. At the end of an iteration its games are compacted into one
+//!   chunk, published before the single-game chunks are deleted; a kill in between leaves
+//!   duplicates, which readers drop (a game is identified by its seed).
+//! - **Checkpoints**: the model crate's files (`header.json`, `weights.safetensors`,
+//!   `optimizer.safetensors`) and then `manifest.json`, which lists every file with its size and
+//!   SHA-256 and the trainer's state. A checkpoint exists only once its manifest does; loading
+//!   checks every size and hash, and a damaged checkpoint is skipped with a warning in favour of
+//!   the previous one.
+//! - **Match results**: the evaluator's game records, one JSON line each, under `matches/` (the
+//!   layout `fairyzero rank --run DIR` reads), named deterministically per evaluation so that a
+//!   resumed run does not play an evaluation twice.
+
+use std::{
+    collections::HashSet,
+    path::{Path, PathBuf},
+    time::{SystemTime, UNIX_EPOCH},
+};
+
+use fairyzero_evaluator::GameRecord as MatchRecord;
+use fairyzero_model::{checkpoint, optim::AdamW, Net};
+use fairyzero_selfplay::record::{read_chunk, write_chunk, GameRecord, CHUNK_SUFFIX};
+use serde::{Deserialize, Serialize};
+
+use crate::store::{materialize, sha256_hex, Store, StoreError};
+
+pub const GAMES_DIR: &str = "games/";
+pub const CHECKPOINTS_DIR: &str = "checkpoints/";
+pub const MATCHES_DIR: &str = "matches/";
+pub const GATING_DIR: &str = "gating/";
+pub const CONFIG_DIR: &str = "config/";
+pub const MANIFEST_FILE: &str = "manifest.json";
+pub const MANIFEST_FORMAT: &str = "fairyzero-checkpoint";
+pub const MANIFEST_VERSION: u32 = 1;
+
+pub fn unix_ms() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+}
+
+/// This process's name in artifact keys: `<host>-<pid>`, sanitised.
+pub fn worker_id() -> String {
+    let host = std::fs::read_to_string("/etc/hostname").map(|h| h.trim().to_string()).unwrap_or_else(|_| "host".into());
+    let clean: String = host.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).take(24).collect();
+    format!("{clean}-{}", std::process::id())
+}
+
+pub fn is_game_chunk(key: &str) -> bool {
+    key.starts_with(GAMES_DIR) && key.ends_with(CHUNK_SUFFIX) && !key.rsplit('/').next().unwrap_or("").starts_with('.')
+}
+
+/// The checkpoint folder name of a training step.
+pub fn checkpoint_name(step: u64) -> String {
+    format!("step-{step:08}")
+}
+
+/// The key prefix of a checkpoint folder.
+pub fn checkpoint_prefix(name: &str) -> String {
+    format!("{CHECKPOINTS_DIR}{name}")
+}
+
+/// The trainer's state when a checkpoint was written.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrainerState {
+    /// Iterations completed.
+    pub iteration: u64,
+    /// Games in the store when the checkpoint was written.
+    pub games: u64,
+    /// Positions of those games.
+    pub positions: u64,
+    /// Positions drawn for training so far.
+    pub samples_trained: u64,
+    /// Wall-clock seconds of the run so far (across restarts).
+    pub elapsed_secs: f64,
+}
+
+/// One file of a checkpoint.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileEntry {
+    pub name: String,
+    pub bytes: u64,
+    pub sha256: String,
+}
+
+/// `checkpoints/<name>/manifest.json`, published last.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckpointManifest {
+    pub format: String,
+    pub format_version: u32,
+    pub name: String,
+    pub step: u64,
+    pub created_unix_ms: u64,
+    pub files: Vec<FileEntry>,
+    pub state: TrainerState,
+}
+
+/// Saves `net` (and the optimizer) as checkpoint `step` into the store: the model crate writes
+/// the files into `staging`, each is published, and the manifest goes last. Publishing an
+/// existing checkpoint again is an error unless its manifest is missing (an interrupted
+/// publish), in which case the missing files are added.
+pub fn publish_checkpoint(
+    store: &dyn Store,
+    net: &Net,
+    optimizer: Option<&AdamW>,
+    step: u64,
+    state: TrainerState,
+    staging: &Path,
+) -> anyhow::Result<CheckpointManifest> {
+    let name = checkpoint_name(step);
+    let dir = staging.join(&name);
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir)?;
+    }
+    checkpoint::save(net, &dir, step, optimizer)?;
+    let mut files = Vec::new();
+    let mut names: Vec<String> =
+        std::fs::read_dir(&dir)?.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    // The header last among the data files (a reader of the model format needs it to exist only
+    // when the weights do); the manifest after everything.
+    names.sort_by_key(|n| (n == checkpoint::HEADER_FILE, n.clone()));
+    let prefix = checkpoint_prefix(&name);
+    // Files without a manifest are the remains of an interrupted publish: not a checkpoint.
+    let leftovers = store.list(&format!("{prefix}/"))?;
+    let manifest_key = format!("{prefix}/{MANIFEST_FILE}");
+    if leftovers.iter().any(|o| o.key == manifest_key) {
+        let readable = store.get(&manifest_key).ok().and_then(|b| serde_json::from_slice::<CheckpointManifest>(&b).ok()).is_some();
+        if readable {
+            anyhow::bail!("checkpoint {name} already exists in the store");
+        }
+        tracing::warn!("checkpoint {name} has a damaged manifest: moving it to {DAMAGED_DIR}");
+        quarantine(store, &format!("{prefix}/"))?;
+    }
+    for o in store.list(&format!("{prefix}/"))? {
+        tracing::warn!("removing {} (left by an interrupted checkpoint publish)", o.key);
+        store.delete(&o.key)?;
+    }
+    for file in names {
+        let bytes = std::fs::read(dir.join(&file))?;
+        files.push(FileEntry { name: file.clone(), bytes: bytes.len() as u64, sha256: sha256_hex(&bytes) });
+        store.publish(&format!("{prefix}/{file}"), bytes)?;
+    }
+    let manifest = CheckpointManifest {
+        format: MANIFEST_FORMAT.into(),
+        format_version: MANIFEST_VERSION,
+        name: name.clone(),
+        step,
+        created_unix_ms: unix_ms(),
+        files,
+        state,
+    };
+    store.publish(&format!("{prefix}/{MANIFEST_FILE}"), serde_json::to_vec_pretty(&manifest)?)?;
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(manifest)
+}
+
+/// Every checkpoint with a readable manifest, by step. Unreadable manifests are skipped with a
+/// warning.
+pub fn list_checkpoints(store: &dyn Store) -> Result<Vec<CheckpointManifest>, StoreError> {
+    let mut out = Vec::new();
+    for o in store.list(CHECKPOINTS_DIR)? {
+        if !o.key.ends_with(&format!("/{MANIFEST_FILE}")) {
+            continue;
+        }
+        let parsed = store.get(&o.key).map_err(|e| e.to_string()).and_then(|b| {
+            let m: CheckpointManifest = serde_json::from_slice(&b).map_err(|e| e.to_string())?;
+            if m.format != MANIFEST_FORMAT || m.format_version > MANIFEST_VERSION {
+                return Err(format!("not a checkpoint manifest of version <= {MANIFEST_VERSION}"));
+            }
+            Ok(m)
+        });
+        match parsed {
+            Ok(m) => out.push(m),
+            Err(e) => tracing::warn!("skipping checkpoint manifest {}: {e}", o.key),
+        }
+    }
+    out.sort_by_key(|m| m.step);
+    Ok(out)
+}
+
+/// Checks a checkpoint's files against its manifest and returns a local folder holding them
+/// (the store's own folder when local, else a copy under `cache`).
+pub fn verify_checkpoint(store: &dyn Store, m: &CheckpointManifest, cache: &Path) -> Result<PathBuf, String> {
+    let prefix = checkpoint_prefix(&m.name);
+    let dir = materialize(store, &prefix, cache).map_err(|e| e.to_string())?;
+    for f in &m.files {
+        let bytes = std::fs::read(dir.join(&f.name)).map_err(|e| format!("{}: {e}", f.name))?;
+        if bytes.len() as u64 != f.bytes || sha256_hex(&bytes) != f.sha256 {
+            return Err(format!("{} does not match its manifest (size {} instead of {}, or its hash)", f.name, bytes.len(), f.bytes));
+        }
+    }
+    Ok(dir)
+}
+
+pub const DAMAGED_DIR: &str = "damaged/";
+
+/// Moves every object under `prefix` (a key or a folder) to `damaged/<prefix>`, out of the
+/// way of readers and of new artifacts of the same name. Returns the keys moved.
+pub fn quarantine(store: &dyn Store, prefix: &str) -> Result<Vec<String>, StoreError> {
+    let keys: Vec<String> = if prefix.ends_with('/') {
+        store.list(prefix)?.into_iter().map(|o| o.key).collect()
+    } else {
+        vec![prefix.to_string()]
+    };
+    let mut moved = Vec::new();
+    for key in keys {
+        let bytes = match store.get(&key) {
+            Ok(b) => b,
+            Err(StoreError::NotFound { .. }) => continue,
+            Err(e) => return Err(e),
+        };
+        let target = format!("{DAMAGED_DIR}{key}.{}", unix_ms());
+        store.publish(&target, bytes)?;
+        store.delete(&key)?;
+        moved.push(target);
+    }
+    Ok(moved)
+}
+
+/// Publishes one finished game as its own chunk; returns its key.
+pub fn publish_game(store: &dyn Store, worker: &str, seq: u64, game: &GameRecord, scratch: &Path) -> anyhow::Result<String> {
+    let key = format!("{GAMES_DIR}{:013}-{worker}-{seq:06}{CHUNK_SUFFIX}", unix_ms());
+    publish_chunk(store, &key, std::slice::from_ref(game), scratch)?;
+    Ok(key)
+}
+
+fn publish_chunk(store: &dyn Store, key: &str, games: &[GameRecord], scratch: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(scratch)?;
+    let tmp = scratch.join(format!("chunk-{}{CHUNK_SUFFIX}", std::process::id()));
+    write_chunk(&tmp, games)?;
+    let bytes = std::fs::read(&tmp)?;
+    let _ = std::fs::remove_file(&tmp);
+    store.publish(key, bytes)?;
+    Ok(())
+}
+
+/// Replaces the single-game chunks `keys` by one chunk (published first, then the singles are
+/// deleted). Returns the new key.
+pub fn compact_games(store: &dyn Store, keys: &[String], worker: &str, scratch: &Path) -> anyhow::Result<Option<String>> {
+    if keys.len() < 2 {
+        return Ok(None);
+    }
+    let mut games = Vec::new();
+    let mut readable = Vec::new();
+    for k in keys {
+        match try_read_game_chunk(store, k, scratch) {
+            Ok(Ok(chunk)) => {
+                games.extend(chunk);
+                readable.push(k.clone());
+            }
+            Ok(Err(e)) => {
+                tracing::warn!("skipping a damaged game chunk (moved to {DAMAGED_DIR}): {e}");
+                quarantine(store, k)?;
+            }
+            Err(e) if matches!(e.downcast_ref::<StoreError>(), Some(StoreError::NotFound { .. })) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let keys = &readable[..];
+    if keys.len() < 2 {
+        return Ok(None);
+    }
+    let first = keys[0].trim_start_matches(GAMES_DIR).split('-').next().unwrap_or("0").to_string();
+    let key = format!("{GAMES_DIR}{first}-{worker}-c{:06}{CHUNK_SUFFIX}", games.len());
+    match publish_chunk(store, &key, &games, scratch) {
+        Ok(()) => {}
+        // Compacted before a kill that came before the deletions.
+        Err(e) if matches!(e.downcast_ref::<StoreError>(), Some(StoreError::Exists { .. })) => {}
+        Err(e) => return Err(e),
+    }
+    for k in keys {
+        store.delete(k)?;
+    }
+    Ok(Some(key))
+}
+
+/// Reads one chunk from the store. The outer error is the store's (the chunk could not be
+/// fetched), the inner one the chunk's (it is damaged).
+pub fn try_read_game_chunk(
+    store: &dyn Store,
+    key: &str,
+    scratch: &Path,
+) -> anyhow::Result<Result<Vec<GameRecord>, fairyzero_selfplay::record::RecordError>> {
+    if let Some(path) = store.local_path(key) {
+        if !path.exists() {
+            return Err(StoreError::NotFound { key: key.to_string() }.into());
+        }
+        return Ok(read_chunk(&path));
+    }
+    std::fs::create_dir_all(scratch)?;
+    let tmp = scratch.join(format!("read-{}{CHUNK_SUFFIX}", std::process::id()));
+    std::fs::write(&tmp, store.get(key)?)?;
+    let games = read_chunk(&tmp);
+    let _ = std::fs::remove_file(&tmp);
+    Ok(games)
+}
+
+/// Reads one chunk from the store.
+pub fn read_game_chunk(store: &dyn Store, key: &str, scratch: &Path) -> anyhow::Result<Vec<GameRecord>> {
+    Ok(try_read_game_chunk(store, key, scratch)??)
+}
+
+/// Every game in the store, oldest first, without duplicates. Damaged chunks (corrupt,
+/// truncated, not a record) are skipped with a warning and named in the second list; with
+/// `quarantine_damaged` they are also moved to `damaged/`.
+pub fn read_all_games(store: &dyn Store, scratch: &Path, quarantine_damaged: bool) -> anyhow::Result<(Vec<GameRecord>, Vec<String>)> {
+    let mut games = Vec::new();
+    let mut skipped = Vec::new();
+    let mut seen = HashSet::new();
+    for o in store.list(GAMES_DIR)? {
+        if !is_game_chunk(&o.key) {
+            continue;
+        }
+        let chunk = match try_read_game_chunk(store, &o.key, scratch) {
+            Ok(chunk) => chunk,
+            // Gone since the listing (compacted by another process): its games are elsewhere.
+            Err(e) if matches!(e.downcast_ref::<StoreError>(), Some(StoreError::NotFound { .. })) => continue,
+            Err(e) => return Err(e),
+        };
+        match chunk {
+            Ok(chunk) => {
+                for g in chunk {
+                    if seen.insert(game_identity(&g)) {
+                        games.push(g);
+                    }
+                }
+            }
+            Err(e) => {
+                tracing::warn!("skipping a damaged game chunk: {e}");
+                if quarantine_damaged {
+                    quarantine(store, &o.key)?;
+                }
+                skipped.push(o.key.clone());
+            }
+        }
+    }
+    Ok((games, skipped))
+}
+
+/// What identifies a game across chunks (compaction may leave a game in two chunks).
+pub fn game_identity(g: &GameRecord) -> (u64, usize, String) {
+    (g.seed, g.moves.len(), g.result.reason.clone())
+}
+
+/// Publishes match records as `matches/<label>.jsonl`. Returns false if that evaluation was
+/// already stored.
+pub fn publish_matches(store: &dyn Store, label: &str, records: &[MatchRecord]) -> Result<bool, StoreError> {
+    let mut text = String::new();
+    for r in records {
+        text.push_str(&serde_json::to_string(r).expect("match records serialise"));
+        text.push('\n');
+    }
+    match store.publish(&match_key(label), text.into_bytes()) {
+        Ok(()) => Ok(true),
+        Err(StoreError::Exists { .. }) => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+pub fn match_key(label: &str) -> String {
+    let clean: String =
+        label.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '_' }).collect();
+    format!("{MATCHES_DIR}{}.jsonl", clean.trim_start_matches('.'))
+}
+
+/// The records of one match file with their line numbers, and `key:line: problem` for lines
+/// that could not be read.
+pub fn read_match_file(store: &dyn Store, key: &str) -> Result<(Vec<(usize, MatchRecord)>, Vec<String>), StoreError> {
+    let bytes = store.get(key)?;
+    let text = String::from_utf8_lossy(&bytes);
+    let mut records = Vec::new();
+    let mut problems = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<MatchRecord>(line) {
+            Ok(r) => records.push((i + 1, r)),
+            Err(e) => problems.push(format!("{key}:{}: {e}", i + 1)),
+        }
+    }
+    Ok((records, problems))
+}
+
+/// Every stored match record.
+pub fn read_all_matches(store: &dyn Store) -> Result<(Vec<MatchRecord>, Vec<String>), StoreError> {
+    let mut all = Vec::new();
+    let mut problems = Vec::new();
+    for o in store.list(MATCHES_DIR)? {
+        if !o.key.ends_with(".jsonl") || o.key.rsplit('/').next().unwrap_or("").starts_with('.') {
+            continue;
+        }
+        let (records, p) = read_match_file(store, &o.key)?;
+        all.extend(records.into_iter().map(|(_, r)| r));
+        problems.extend(p);
+    }
+    Ok((all, problems))
+}
