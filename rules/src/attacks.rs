@@ -11,6 +11,9 @@ use crate::{
 /// Piece types as bits; the fast tables are built only for variants with at most 64 types.
 type TypeMask = u64;
 
+/// A line from the target square: its step vector and, per step, the square and its attackers.
+type LineSteps = (i32, i32, Vec<(Square, TypeMask)>);
+
 #[derive(Clone, Debug)]
 struct AttackRay {
     start: u32,
@@ -49,7 +52,7 @@ impl AttackTables {
                 let leap_start = t.leaps.len() as u32;
                 let ray_start = t.rays.len() as u32;
                 // Rays keyed by their step vector, so atoms along one line share one walk.
-                let mut ray_keys: Vec<(i32, i32, Vec<(Square, TypeMask)>)> = Vec::new();
+                let mut ray_keys: Vec<LineSteps> = Vec::new();
                 for (ty, atoms) in geometries.iter().enumerate() {
                     let bit = 1u64 << ty;
                     for a in atoms.iter().filter(captures) {

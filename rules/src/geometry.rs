@@ -385,10 +385,9 @@ fn token_mask(tok: &DirToken, shape: Shape) -> Result<u8, String> {
     if b == Dir::H {
         // Only `fh bh lh rh` reach this point (the tokenizer rejects `vh`, `sh`, `hX`).
         return match shape {
-            Shape::Orthogonal => Err(format!(
-                "direction '{}' (half) is only defined for diagonal and oblique atoms",
-                tok.text()
-            )),
+            Shape::Orthogonal => {
+                Err(format!("direction '{}' (half) is only defined for diagonal and oblique atoms", tok.text()))
+            }
             _ => Ok(half_mask(a)),
         };
     }
@@ -510,10 +509,7 @@ impl Parser<'_> {
                     };
                     if let Some((_, other)) = cur.jump {
                         if other != c {
-                            return Err(self.err(
-                                pos,
-                                format!("conflicting jump modifiers '{other}' and '{c}'"),
-                            ));
+                            return Err(self.err(pos, format!("conflicting jump modifiers '{other}' and '{c}'")));
                         }
                     }
                     cur.jump = Some((jump, c));
@@ -550,9 +546,7 @@ impl Parser<'_> {
     fn direction(&mut self, first: Dir, pos: usize) -> Result<DirToken, BetzaError> {
         let next = self.peek(self.i + 1).and_then(Dir::from_char);
         let second = next.filter(|&d| {
-            d == first
-                || (first.is_vertical() && d.is_horizontal())
-                || (first.is_horizontal() && d.is_vertical())
+            d == first || (first.is_vertical() && d.is_horizontal()) || (first.is_horizontal() && d.is_vertical())
         });
         let tok = DirToken { first, second, pos };
         if first == Dir::H {
@@ -585,10 +579,7 @@ impl Parser<'_> {
         for (k, coord) in coords.iter_mut().enumerate() {
             match self.number() {
                 Some((v, p, _)) if v > MAX_NUMBER => {
-                    return Err(self.err(
-                        p,
-                        format!("malformed leaper: coordinate {v} is larger than {MAX_NUMBER}"),
-                    ))
+                    return Err(self.err(p, format!("malformed leaper: coordinate {v} is larger than {MAX_NUMBER}")))
                 }
                 Some((v, _, _)) => *coord = v,
                 None => return Err(self.leaper_error("a digit")),
@@ -616,8 +607,7 @@ impl Parser<'_> {
         let p = self.pos(self.i);
         match self.peek(self.i) {
             Some(c) if c.is_whitespace() => self.unexpected(p, c, ""),
-            Some(c) => self
-                .err(p, format!("malformed leaper: expected {expected} in '(m,n)', found '{c}'")),
+            Some(c) => self.err(p, format!("malformed leaper: expected {expected} in '(m,n)', found '{c}'")),
             None => self.err(p, format!("malformed leaper: expected {expected} in '(m,n)'")),
         }
     }
@@ -660,17 +650,14 @@ impl Parser<'_> {
             if let Some(d) = self.peek(self.i).filter(char::is_ascii_digit) {
                 return Err(self.err(
                     self.pos(self.i),
-                    format!(
-                        "a doubled atom is already an unlimited rider; range '{d}' not allowed"
-                    ),
+                    format!("a doubled atom is already an unlimited rider; range '{d}' not allowed"),
                 ));
             }
         } else if let Some((value, p, digits)) = self.number() {
             if digits > 1 && self.text.as_bytes()[p] == b'0' {
-                return Err(self.err(
-                    p,
-                    "ranges with a leading zero (XBetza's exact-range form, e.g. W03) are not supported",
-                ));
+                return Err(
+                    self.err(p, "ranges with a leading zero (XBetza's exact-range form, e.g. W03) are not supported")
+                );
             }
             if value > MAX_NUMBER {
                 return Err(self.err(p, format!("range {value} is larger than {MAX_NUMBER}")));
@@ -695,11 +682,7 @@ impl Parser<'_> {
 
 /// Expands one leg: every symmetric vector of every `(major, minor)` pair, filtered by the
 /// directional tokens (union; none = all), de-duplicated in order.
-fn expand(
-    prefix: &Prefix,
-    vectors: &[(i8, i8)],
-    max_steps: u8,
-) -> Result<Vec<Atom>, (usize, String)> {
+fn expand(prefix: &Prefix, vectors: &[(i8, i8)], max_steps: u8) -> Result<Vec<Atom>, (usize, String)> {
     let modality = prefix.modality();
     let jump = prefix.jump.map_or(Jump::Free, |(j, _)| j);
     let mut atoms: Vec<Atom> = Vec::new();
@@ -821,10 +804,7 @@ mod tests {
     fn explicit_vectors() {
         assert_eq!(vecs("W"), set(&[(0, 1), (1, 0), (0, -1), (-1, 0)]));
         assert_eq!(vecs("F"), set(&[(1, 1), (1, -1), (-1, 1), (-1, -1)]));
-        assert_eq!(
-            vecs("N"),
-            set(&[(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)])
-        );
+        assert_eq!(vecs("N"), set(&[(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)]));
     }
 
     #[test]
@@ -840,14 +820,9 @@ mod tests {
         assert!(k.iter().all(|a| a.max_steps == 1));
         assert_eq!(vecs("K"), sorted([sym(1, 0), sym(1, 1)].concat()));
 
-        for (text, expect) in
-            [("R", sym(1, 0)), ("B", sym(1, 1)), ("Q", sorted([sym(1, 0), sym(1, 1)].concat()))]
-        {
+        for (text, expect) in [("R", sym(1, 0)), ("B", sym(1, 1)), ("Q", sorted([sym(1, 0), sym(1, 1)].concat()))] {
             assert_eq!(vecs(text), expect, "{text}");
-            assert!(
-                single(text).iter().all(|a| a.max_steps == 0 && a.jump == Jump::Free),
-                "{text}"
-            );
+            assert!(single(text).iter().all(|a| a.max_steps == 0 && a.jump == Jump::Free), "{text}");
         }
         assert_eq!(single("Q").len(), 8);
         assert_eq!(single("R").len(), 4);
@@ -1035,10 +1010,7 @@ mod tests {
             assert_eq!(g.components.len(), 2);
             assert_eq!(g.components[0].legs[0].atoms[0].modality, Modality::MOVE_ONLY);
             assert_eq!(g.components[1].legs[0].atoms.len(), 2);
-            assert!(g.components[1].legs[0]
-                .atoms
-                .iter()
-                .all(|a| a.modality == Modality::CAPTURE_ONLY));
+            assert!(g.components[1].legs[0].atoms.iter().all(|a| a.modality == Modality::CAPTURE_ONLY));
         }
     }
 
@@ -1087,14 +1059,10 @@ mod tests {
         assert_eq!(g.components.len(), 2);
         let m = &g.components[0].legs[0].atoms;
         assert_eq!(m.len(), 4);
-        assert!(m.iter().all(|a| a.modality == Modality::MOVE_ONLY
-            && a.jump == Jump::Free
-            && a.max_steps == 0));
+        assert!(m.iter().all(|a| a.modality == Modality::MOVE_ONLY && a.jump == Jump::Free && a.max_steps == 0));
         let c = &g.components[1].legs[0].atoms;
         assert_eq!(c.len(), 4);
-        assert!(c.iter().all(|a| a.modality == Modality::CAPTURE_ONLY
-            && a.jump == Jump::Hop
-            && a.max_steps == 0));
+        assert!(c.iter().all(|a| a.modality == Modality::CAPTURE_ONLY && a.jump == Jump::Hop && a.max_steps == 0));
         assert!(single("pcR").iter().all(|a| a.jump == Jump::Hop));
     }
 
@@ -1102,9 +1070,7 @@ mod tests {
     fn grasshopper_and_lame_leapers() {
         let g = single("gQ");
         assert_eq!(g.len(), 8);
-        assert!(g.iter().all(|a| a.jump == Jump::Grasshopper
-            && a.max_steps == 0
-            && a.modality == Modality::BOTH));
+        assert!(g.iter().all(|a| a.jump == Jump::Grasshopper && a.max_steps == 0 && a.modality == Modality::BOTH));
         let h = single("nN");
         assert_eq!(h.len(), 8);
         assert!(h.iter().all(|a| a.jump == Jump::Lame && a.max_steps == 1));
@@ -1125,10 +1091,7 @@ mod tests {
         assert_eq!(legs.len(), 2);
         assert_eq!(legs[0].text, "c");
         assert_eq!(legs[0].atoms.len(), 4);
-        assert!(legs[0]
-            .atoms
-            .iter()
-            .all(|a| a.modality == Modality::CAPTURE_ONLY && a.max_steps == 0));
+        assert!(legs[0].atoms.iter().all(|a| a.modality == Modality::CAPTURE_ONLY && a.max_steps == 0));
         assert_eq!(legs[1].text, "fR");
         assert_eq!(legs[1].atoms.len(), 1);
         assert_eq!((legs[1].atoms[0].dx, legs[1].atoms[0].dy), (0, 1));
@@ -1155,20 +1118,14 @@ mod tests {
         assert_eq!(legs[1].atoms.len(), 3);
 
         // Joining the legs' texts with `a` gives the component back.
-        for (text, component) in
-            [("cafR", 0), ("mafsW", 0), ("KNADcaKmcabK", 4), ("KNADcaKmcabK", 5)]
-        {
+        for (text, component) in [("cafR", 0), ("mafsW", 0), ("KNADcaKmcabK", 4), ("KNADcaKmcabK", 5)] {
             let g = parse(text).unwrap();
-            let legs: Vec<&str> =
-                g.components[component].legs.iter().map(|l| l.text.as_str()).collect();
+            let legs: Vec<&str> = g.components[component].legs.iter().map(|l| l.text.as_str()).collect();
             let joined = legs.join("a");
             assert!(text.contains(&joined), "{text}: {joined}");
         }
         let g = parse("KNADcaKmcabK").unwrap();
-        assert_eq!(
-            g.components[4].legs.iter().map(|l| l.text.as_str()).collect::<Vec<_>>(),
-            ["c", "K"]
-        );
+        assert_eq!(g.components[4].legs.iter().map(|l| l.text.as_str()).collect::<Vec<_>>(), ["c", "K"]);
         let g = parse("aWcaa(4,1)2").unwrap();
         let texts: Vec<&str> = g.components[0].legs.iter().map(|l| l.text.as_str()).collect();
         assert_eq!(texts, ["", "W"]);
@@ -1222,14 +1179,8 @@ mod tests {
         let g = parse("KmBcR").unwrap();
         let [k, b, r] = &g.components[..] else { unreachable!() };
         assert!(k.legs[0].atoms.iter().all(|a| a.modality == Modality::BOTH && a.max_steps == 1));
-        assert!(b.legs[0]
-            .atoms
-            .iter()
-            .all(|a| a.modality == Modality::MOVE_ONLY && a.max_steps == 0));
-        assert!(r.legs[0]
-            .atoms
-            .iter()
-            .all(|a| a.modality == Modality::CAPTURE_ONLY && a.max_steps == 0));
+        assert!(b.legs[0].atoms.iter().all(|a| a.modality == Modality::MOVE_ONLY && a.max_steps == 0));
+        assert!(r.legs[0].atoms.iter().all(|a| a.modality == Modality::CAPTURE_ONLY && a.max_steps == 0));
         assert_eq!(k.legs[0].text, "K");
         assert_eq!(b.legs[0].text, "mB");
         assert_eq!(r.legs[0].text, "cR");
@@ -1348,10 +1299,7 @@ mod tests {
     #[test]
     fn error_display() {
         let e = err("KX");
-        assert_eq!(
-            e.to_string(),
-            "in Betza string \"KX\", character 'X' at position 2: unknown atom or modifier 'X'"
-        );
+        assert_eq!(e.to_string(), "in Betza string \"KX\", character 'X' at position 2: unknown atom or modifier 'X'");
         let e = err("(3,");
         assert!(e.to_string().contains("at its end"), "{e}");
     }
@@ -1373,8 +1321,7 @@ mod tests {
                         match parse(&buf) {
                             Ok(g) => {
                                 for comp in &g.components {
-                                    let texts: Vec<&str> =
-                                        comp.legs.iter().map(|l| l.text.as_str()).collect();
+                                    let texts: Vec<&str> = comp.legs.iter().map(|l| l.text.as_str()).collect();
                                     assert!(buf.contains(&texts.join("a")), "{buf:?}");
                                     assert!(!comp.legs.last().unwrap().text.is_empty());
                                 }

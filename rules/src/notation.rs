@@ -135,9 +135,7 @@ impl Position {
             None => Color::Blue,
             Some((_, "w")) => Color::Blue,
             Some((_, "b")) => Color::Tan,
-            Some((at, other)) => {
-                return Err(err(Some(*at), format!("side to move must be 'w' or 'b', not {other:?}")))
-            }
+            Some((at, other)) => return Err(err(Some(*at), format!("side to move must be 'w' or 'b', not {other:?}"))),
         };
 
         let mut castle_kings = [Square::NONE; 2];
@@ -145,8 +143,7 @@ impl Position {
         let mut castling: CastlingRights = 0;
         if let Some(&(at, text_c)) = fields.get(2) {
             // Fairy-Stockfish reads castling rights of a variant without castling as `-`.
-            if text_c != "-" && variant.rules.castling.is_some() {
-                let rules = variant.rules.castling.as_ref().expect("checked above");
+            if let (false, Some(rules)) = (text_c == "-", variant.rules.castling.as_ref()) {
                 for (k, ch) in text_c.chars().enumerate() {
                     let color = if ch.is_ascii_uppercase() { Color::Blue } else { Color::Tan };
                     let rank = if color == Color::Blue { 0 } else { d.height as i32 - 1 };
@@ -160,7 +157,10 @@ impl Position {
                     let rook = Piece::new(rules.rook, color);
                     let kf = d.file(king);
                     let found = match ch.to_ascii_uppercase() {
-                        'K' => (kf + 1..d.width as i32).rev().filter_map(|f| d.square(f, rank)).find(|s| board[s.index()] == Some(rook)),
+                        'K' => (kf + 1..d.width as i32)
+                            .rev()
+                            .filter_map(|f| d.square(f, rank))
+                            .find(|s| board[s.index()] == Some(rook)),
                         'Q' => (0..kf).filter_map(|f| d.square(f, rank)).find(|s| board[s.index()] == Some(rook)),
                         c if c.is_ascii_uppercase() && ((c as u8 - b'A') as i32) < d.width as i32 => {
                             d.square((c as u8 - b'A') as i32, rank).filter(|s| board[s.index()] == Some(rook))
@@ -206,9 +206,7 @@ impl Position {
         let number = |i: usize, default: u32| -> Result<u32, PositionError> {
             match fields.get(i) {
                 None => Ok(default),
-                Some((at, t)) => {
-                    t.parse().map_err(|_| err(Some(*at), format!("expected a number, found {t:?}")))
-                }
+                Some((at, t)) => t.parse().map_err(|_| err(Some(*at), format!("expected a number, found {t:?}"))),
             }
         };
         let halfmove = number(4, 0)?;
@@ -299,7 +297,11 @@ impl Position {
                     (0..d.file(rook_sq)).all(|f| self.piece_at(d.square(f, rank).unwrap()) != rook)
                 };
                 let ch = if outer {
-                    if side == 0 { 'K' } else { 'Q' }
+                    if side == 0 {
+                        'K'
+                    } else {
+                        'Q'
+                    }
                 } else {
                     (b'A' + d.file(rook_sq) as u8) as char
                 };
@@ -326,7 +328,11 @@ impl Position {
             }
             MoveKind::Drop => {
                 let token = m.piece.map_or(String::new(), |t| v.pieces[t.index()].token.clone());
-                return if token.len() == 1 { format!("{token}@{}", sq(m.to)) } else { format!("({token})@{}", sq(m.to)) };
+                return if token.len() == 1 {
+                    format!("{token}@{}", sq(m.to))
+                } else {
+                    format!("({token})@{}", sq(m.to))
+                };
             }
             _ => {}
         }

@@ -173,7 +173,9 @@ impl PowerSpec {
                 Power::Relay { reach: *reach, range, grants, landing: *landing }
             }
             PowerSpec::Igui { targets } => Power::Igui { targets: dirs("targets", targets, false)? },
-            PowerSpec::HopCapture { over, double } => Power::HopCapture { over: dirs("over", over, true)?, double: *double },
+            PowerSpec::HopCapture { over, double } => {
+                Power::HopCapture { over: dirs("over", over, true)?, double: *double }
+            }
             PowerSpec::Pass => Power::Pass,
             PowerSpec::HopRider { dirs: d, range } => Power::HopRider { dirs: dirs("dirs", d, true)?, range: *range },
             PowerSpec::Sweep { dirs: d, range } => Power::Sweep { dirs: dirs("dirs", d, true)?, range: *range },
@@ -488,7 +490,8 @@ impl Position {
                             let allowed = match landing {
                                 RelayLanding::Any => true,
                                 RelayLanding::AcrossOrAround => {
-                                    (tx == -px && ty == -py) || (px * py == 0 && tx * ty == 0 && tx.abs() + ty.abs() == 1)
+                                    (tx == -px && ty == -py)
+                                        || (px * py == 0 && tx * ty == 0 && tx.abs() + ty.abs() == 1)
                                 }
                                 RelayLanding::NextToRelayer => tx.abs().max(ty.abs()) == 1,
                             };

@@ -75,7 +75,11 @@ pub(crate) struct SetupPhase {
 }
 
 impl SetupSpec {
-    pub(crate) fn conclude(&self, dims: Dims, lookup: impl Fn(&str) -> Option<PieceType>) -> Result<SetupPhase, Vec<String>> {
+    pub(crate) fn conclude(
+        &self,
+        dims: Dims,
+        lookup: impl Fn(&str) -> Option<PieceType>,
+    ) -> Result<SetupPhase, Vec<String>> {
         let mut problems = Vec::new();
         let symmetry_royal = lookup(&self.symmetry_royal);
         if symmetry_royal.is_none() {
@@ -106,9 +110,7 @@ impl SetupSpec {
                         copy: p.copy,
                     })
                 }
-                (a, b, x, y) => problems.extend(
-                    [a.err(), b.err(), x.err(), y.err()].into_iter().flatten(),
-                ),
+                (a, b, x, y) => problems.extend([a.err(), b.err(), x.err(), y.err()].into_iter().flatten()),
             }
         }
         if plies.is_empty() {

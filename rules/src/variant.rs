@@ -353,9 +353,9 @@ fn merge(parent: &mut toml::Table, child: toml::Table) {
             (Some(toml::Value::Array(p)), toml::Value::Array(c)) if key == "piece" => {
                 for child_piece in c {
                     let token = child_piece.get("token").and_then(|t| t.as_str()).map(str::to_ascii_uppercase);
-                    let existing = p.iter().position(|pp| {
-                        pp.get("token").and_then(|t| t.as_str()).map(str::to_ascii_uppercase) == token
-                    });
+                    let existing = p
+                        .iter()
+                        .position(|pp| pp.get("token").and_then(|t| t.as_str()).map(str::to_ascii_uppercase) == token);
                     let remove = child_piece.get("remove").and_then(|r| r.as_bool()) == Some(true);
                     match (existing, remove) {
                         (Some(i), true) => {
@@ -442,12 +442,15 @@ impl Variant {
     /// `extends` paths.
     pub fn from_toml(source_name: &str, text: &str, base_dir: Option<&Path>) -> Result<Arc<Variant>, VariantError> {
         let table = resolve(source_name, text, base_dir, 0)?;
-        let spec: VariantSpec = toml::Value::Table(table).try_into().map_err(|e: toml::de::Error| {
-            VariantError::Invalid { source_name: source_name.to_string(), message: e.to_string().trim().replace('\n', " ") }
-        })?;
-        Variant::build(spec)
-            .map(Arc::new)
-            .map_err(|problems| VariantError::Invalid { source_name: source_name.to_string(), message: problems.join("; ") })
+        let spec: VariantSpec =
+            toml::Value::Table(table).try_into().map_err(|e: toml::de::Error| VariantError::Invalid {
+                source_name: source_name.to_string(),
+                message: e.to_string().trim().replace('\n', " "),
+            })?;
+        Variant::build(spec).map(Arc::new).map_err(|problems| VariantError::Invalid {
+            source_name: source_name.to_string(),
+            message: problems.join("; "),
+        })
     }
 }
 
@@ -636,13 +639,12 @@ impl Variant {
         let mut by_token: BTreeMap<String, PieceType> = BTreeMap::new();
         for (i, p) in spec.pieces.iter().enumerate() {
             let upper = p.token.to_ascii_uppercase();
-            let valid = !upper.is_empty()
-                && upper.chars().all(|c| c.is_ascii_alphabetic())
-                && upper.len() <= 8;
+            let valid = !upper.is_empty() && upper.chars().all(|c| c.is_ascii_alphabetic()) && upper.len() <= 8;
             if !valid {
                 problems.push(format!("piece {:?}: field `token` {:?} must be 1-8 ASCII letters", p.name, p.token));
             } else if by_token.insert(upper.clone(), PieceType(i as u8)).is_some() {
-                problems.push(format!("piece {:?}: field `token` {:?} is used twice (case-insensitive)", p.name, p.token));
+                problems
+                    .push(format!("piece {:?}: field `token` {:?} is used twice (case-insensitive)", p.name, p.token));
             }
         }
         let lookup = |token: &str| by_token.get(&token.to_ascii_uppercase()).copied();
@@ -698,13 +700,14 @@ impl Variant {
                     p.name
                 ));
             }
-            let promotion_upgrade = p.promotion_upgrade.as_ref().and_then(|u| match (lookup(&u.present), lookup(&u.becomes)) {
-                (Some(a), Some(b)) => Some((a, b)),
-                _ => {
-                    problems.push(format!("piece {:?}: field `promotion_upgrade`: unknown token in {u:?}", p.name));
-                    None
-                }
-            });
+            let promotion_upgrade =
+                p.promotion_upgrade.as_ref().and_then(|u| match (lookup(&u.present), lookup(&u.becomes)) {
+                    (Some(a), Some(b)) => Some((a, b)),
+                    _ => {
+                        problems.push(format!("piece {:?}: field `promotion_upgrade`: unknown token in {u:?}", p.name));
+                        None
+                    }
+                });
             if promotion_upgrade.is_some() && p.promotes_to.len() != 1 {
                 problems.push(format!("piece {:?}: field `promotion_upgrade` needs exactly one `promotes_to`", p.name));
             }
@@ -822,7 +825,8 @@ impl Variant {
                 }
             }
         }
-        let coords = (0..nsq).map(|i| (dims.file(Square(i as u16)) as i16, dims.rank(Square(i as u16)) as i16)).collect();
+        let coords =
+            (0..nsq).map(|i| (dims.file(Square(i as u16)) as i16, dims.rank(Square(i as u16)) as i16)).collect();
         let attack_tables = if simple_attacks { crate::attacks::AttackTables::build(dims, &geometries) } else { None };
         let mut line_dirs: Vec<(i32, i32)> = Vec::new();
         for a in capture_atoms().filter(|a| a.max_steps != 1) {

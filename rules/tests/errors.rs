@@ -79,7 +79,8 @@ fn malformed_variant_files_name_the_field() {
     let e = variant_error(&format!("{}{piece}", base.replace("4k/5/5/5/K4 w", "4q/5/5/5/K4 w")));
     assert!(e.contains("field `start`") && e.contains("\"q\""), "{e}");
     // Every problem is listed, not only the first.
-    let two = piece.replace("betza = \"K\"", "betza = \"Y\"").replace("royal = true", "royal = true\npromotes_to = [\"Q\"]");
+    let two =
+        piece.replace("betza = \"K\"", "betza = \"Y\"").replace("royal = true", "royal = true\npromotes_to = [\"Q\"]");
     let e = variant_error(&format!("{base}{two}"));
     assert!(e.contains("betza") && e.contains("promotes_to"), "{e}");
 }

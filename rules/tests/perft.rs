@@ -43,7 +43,14 @@ fn cases() -> Vec<Case> {
                     let (Some(depth), Some(nodes)) = (depth, nodes) else {
                         panic!("{file}:{}: malformed perft line {line:?}", i + 1)
                     };
-                    out.push(Case { file: file.clone(), line: i + 1, variant: variant.clone(), fen: fen.clone(), depth, nodes });
+                    out.push(Case {
+                        file: file.clone(),
+                        line: i + 1,
+                        variant: variant.clone(),
+                        fen: fen.clone(),
+                        depth,
+                        nodes,
+                    });
                 }
                 other => panic!("{file}:{}: unknown key {other:?}", i + 1),
             }
@@ -72,8 +79,8 @@ fn run(filter: impl Fn(&Case) -> bool) {
             continue;
         }
         let variant = Variant::load(&case.variant).unwrap_or_else(|e| panic!("{}:{}: {e}", case.file, case.line));
-        let mut pos = Position::from_fen(variant, &case.fen)
-            .unwrap_or_else(|e| panic!("{}:{}: {e}", case.file, case.line));
+        let mut pos =
+            Position::from_fen(variant, &case.fen).unwrap_or_else(|e| panic!("{}:{}: {e}", case.file, case.line));
         let got = perft(&mut pos, case.depth);
         run += 1;
         if got != case.nodes {

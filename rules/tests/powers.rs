@@ -32,8 +32,11 @@ fn conversion_in_the_promotion_zone_does_not_promote() {
     assert!(moves.contains("e10d10+") && moves.contains("e10d10"), "{moves:?}");
     let m = pos.parse_move("e10e10~e11").unwrap();
     pos.make(m);
-    assert_eq!(pos.piece_at(pos.variant().dims.parse_square("e11").unwrap()).map(|p| p.color()),
-        Some(fairyzero_rules::Color::Blue), "the Knight now belongs to Blue");
+    assert_eq!(
+        pos.piece_at(pos.variant().dims.parse_square("e11").unwrap()).map(|p| p.color()),
+        Some(fairyzero_rules::Color::Blue),
+        "the Knight now belongs to Blue"
+    );
 }
 
 #[test]

@@ -591,11 +591,7 @@ fn legal_moves_are_distinct_pseudo_legal_moves() {
         let legal_set: HashSet<Move> = legal.iter().copied().collect();
         assert_eq!(legal_set.len(), legal.len(), "{ctx} legal moves contain duplicates in {fen}: {legal:?}");
         for m in legal {
-            assert!(
-                pseudo_set.contains(m),
-                "{ctx} legal move {} is not pseudo-legal in {fen}",
-                describe(pos, m)
-            );
+            assert!(pseudo_set.contains(m), "{ctx} legal move {} is not pseudo-legal in {fen}", describe(pos, m));
             // Moves are well formed.
             let from_board = !matches!(m.kind, MoveKind::Setup | MoveKind::Drop);
             if from_board && pos.piece_at(m.from).is_none_or(|p| p.color() != pos.side_to_move()) {
