@@ -648,4 +648,19 @@ mod tests {
         assert_eq!(seen.load(std::sync::atomic::Ordering::Relaxed), report.games());
         assert!(report.records.iter().all(|r| r.moves.is_none()));
     }
+
+    #[test]
+    fn a_network_player_plays_matches() {
+        use fairyzero_model::evaluator::MockEvaluator;
+        let v = Variant::load("gardner").unwrap();
+        let config = SearchPlayerConfig { simulations: 16, ..SearchPlayerConfig::default() };
+        let net = Contestant::search("checkpoints/mock@16", Some(5), Arc::new(MockEvaluator::material()), config);
+        let options = MatchOptions { games: 4, seed: 2, threads: 2, move_cap: Some(40), ..MatchOptions::default() };
+        let report = run_match(&v, &net, &contestant("random", &v), &options, None).unwrap();
+        assert_eq!(report.games(), 4);
+        assert!(report
+            .records
+            .iter()
+            .all(|r| (r.blue_step, r.tan_step) == (Some(5), None) || (r.blue_step, r.tan_step) == (None, Some(5))));
+    }
 }

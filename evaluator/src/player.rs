@@ -244,10 +244,7 @@ impl PlayerSpec {
                     .map_err(|message| Error::Checkpoint { path: path.display().to_string(), message })?;
                 let step = loaded.step.or_else(|| crate::store::checkpoint_step(path));
                 let config = SearchPlayerConfig { simulations: *simulations, ..search.clone() };
-                let evaluator = loaded.evaluator;
-                Contestant::new(name, deterministic, step, move || {
-                    Box::new(SearchPlayer::new(Arc::clone(&evaluator), config.clone()))
-                })
+                Contestant::search(name, step, loaded.evaluator, config)
             }
         })
     }
@@ -315,6 +312,17 @@ impl Contestant {
         factory: impl Fn() -> Box<dyn Player> + Send + Sync + 'static,
     ) -> Contestant {
         Contestant { name: name.into(), deterministic, step, factory: Arc::new(factory) }
+    }
+
+    /// A network player from an evaluator the caller already holds (e.g. the trainer's current
+    /// net), named like a checkpoint so that `rank` finds its step.
+    pub fn search(
+        name: impl Into<String>,
+        step: Option<u64>,
+        evaluator: Arc<dyn Evaluator>,
+        config: SearchPlayerConfig,
+    ) -> Contestant {
+        Contestant::new(name, true, step, move || Box::new(SearchPlayer::new(Arc::clone(&evaluator), config.clone())))
     }
 
     pub fn player(&self) -> Box<dyn Player> {

@@ -207,7 +207,8 @@ pub fn run_match_command(args: MatchArgs) -> Result<()> {
     print!("{}", report.summary());
     if let Some(s) = status {
         let decision = match s.decision {
-            Some(d) => format!("{d:?}"),
+            Some(fairyzero_evaluator::SprtDecision::AcceptH1) => "H1 accepted (A is stronger by elo1)".to_string(),
+            Some(fairyzero_evaluator::SprtDecision::AcceptH0) => "H0 accepted (A is not stronger by elo1)".to_string(),
             None => "undecided".to_string(),
         };
         println!("sprt: llr {:.3} bounds [{:.3}, {:.3}] after {} games: {decision}", s.llr, s.lower, s.upper, s.games);
