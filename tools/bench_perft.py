@@ -21,9 +21,9 @@ CASES = [
 ]
 # fairyzero-only cases: the seed games (no external engine implements them).
 OWN_CASES = [
-    ("scirocco", None, 4),
+    ("scirocco", None, 5),
     # The canonical array with the powered pieces (Dervish, Wagons) taken out: the cost of powers.
-    ("scirocco", "3(go)cn1(st)a(ch)/1(ma)(sc)(co)fwk(sc)(pr)1/pp(gu)pppp(gu)pp/10/10/10/10/PP(GU)PPPP(GU)PP/1(PR)(SC)KWF(CO)(SC)(MA)1/(CH)A(ST)1NC1(GO)D1 w", 4),
+    ("scirocco", "3(go)cn1(st)a(ch)/1(ma)(sc)(co)fwk(sc)(pr)1/pp(gu)pppp(gu)pp/10/10/10/10/PP(GU)PPPP(GU)PP/1(PR)(SC)KWF(CO)(SC)(MA)1/(CH)A(ST)1NC1(GO)D1 w", 5),
     ("typhoon", None, 4),
 ]
 
@@ -39,11 +39,9 @@ def best_time(cmd, stdin, repeat):
 
 
 def fairyzero(binary, variant, fen, depth, repeat):
-    cmd = [binary, "-q", "perft", "--variant", variant, "--depth", str(depth)]
-    if fen:
-        cmd += ["--fen", fen]
-    t, out = best_time(cmd, None, repeat)
-    t0, _ = best_time(cmd[:-1] + ["1"], None, repeat)
+    cmd = lambda d: [binary, "-q", "perft", "--variant", variant, "--depth", str(d)] + (["--fen", fen] if fen else [])
+    t, out = best_time(cmd(depth), None, repeat)
+    t0, _ = best_time(cmd(1), None, repeat)
     nodes = int(out.strip().splitlines()[-1].split()[1])
     return nodes, max(t - t0, 1e-6)
 
