@@ -27,6 +27,7 @@
 //! ```
 
 pub mod alphabeta;
+pub mod designer;
 pub mod matches;
 pub mod player;
 pub mod plot;

@@ -12,6 +12,7 @@
 
 mod analyse;
 mod bench;
+mod designer;
 mod info;
 mod matches;
 mod rules;
@@ -43,6 +44,10 @@ pub enum Command {
     Rank(matches::RankArgs),
     /// Benchmarks: `bench net` times the network forward pass at several batch sizes
     Bench(bench::BenchArgs),
+    /// First-player balance of a variant (or per initial array) by self-play (last line: `first-player W D L score S ci LO HI`)
+    Balance(designer::BalanceArgs),
+    /// Piece values by material-imbalance matches: piece-values.{csv,md,png}
+    PieceValues(designer::PieceValuesArgs),
     /// Train: self-play, optimisation, checkpoints and evaluation until the run's budget is spent (resumable)
     Train(train::TrainArgs),
 }
@@ -61,6 +66,8 @@ impl Command {
             Command::Rank(args) => matches::run_rank_command(args),
             Command::Bench(args) => bench::run(args),
             Command::Train(args) => train::run(args),
+            Command::Balance(args) => designer::balance(args),
+            Command::PieceValues(args) => designer::piece_values(args),
         }
     }
 }

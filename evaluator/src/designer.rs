@@ -1,0 +1,933 @@
+//! Variant-design tools: how balanced is a variant (and each of its initial arrays), and what
+//! are its pieces worth, measured by self-play of a fixed player.
+//!
+//! # Balance
+//!
+//! [`run_balance`] plays a player against itself (Blue and Tan are the same player) from
+//! distinct seeded openings and tallies Blue's (the first player's) wins, draws and losses.
+//! With [`SetupSelection`] on a variant with a setup phase, every initial array (a whole
+//! sequence of setup plies) gets its own tally; arrays are *not* merged by mirror symmetry
+//! (each ply sequence is its own array).
+//!
+//! # Piece values (material-imbalance matches, after H. G. Muller)
+//!
+//! [`run_piece_values`]: for each non-royal piece type X present in the start position, one X
+//! (the first in square order) is removed from one side; half the games remove it from Blue,
+//! half from Tan, from distinct openings (random plies after the handicapped start). The full
+//! side's score `s` becomes an Elo advantage `400 log10(s / (1 - s))`, and X's value is
+//! `Elo(X) / Elo(reference)` in reference units (pawn by default). Intervals: the 95% Wilson
+//! interval of each score, mapped to Elo, and the ratio's extremes.
+//!
+//! # Accumulation
+//!
+//! Every batch of games is appended to the results store `OUT/matches/` ([`ResultStore`]) and
+//! each experiment (a key in `match_id`) resumes with the next fresh openings, so reruns add
+//! games and the intervals shrink. Interrupting loses at most the batch being played.
+
+use std::{
+    collections::{BTreeMap, HashSet},
+    fmt::Write as _,
+    path::Path,
+    sync::Arc,
+};
+
+use fairyzero_rules::{Color, EndReason, Move, MoveList, Piece, Position, Variant};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+
+use crate::{
+    matches::{GameRecord, GameResult, RECORD_VERSION},
+    player::{Contestant, GameContext, PlayerSpec},
+    ratings::wilson_interval,
+    store::ResultStore,
+    values::ValueSource,
+    Error,
+};
+
+const Z95: f64 = 1.959_964;
+
+/// How games are played (shared by balance and piece values).
+#[derive(Clone, Debug)]
+pub struct DesignOptions {
+    /// New games per experiment (per array, per handicap).
+    pub games: usize,
+    /// Random plies of each opening after the (handicapped) start / the setup phase.
+    pub random_plies: u32,
+    pub seed: u64,
+    /// Plies of play after the opening before a draw (default: the variant's move cap).
+    pub move_cap: Option<u32>,
+    /// Parallel games (0: one per core).
+    pub threads: usize,
+    /// Games per appended batch.
+    pub batch: usize,
+}
+
+impl Default for DesignOptions {
+    fn default() -> Self {
+        DesignOptions { games: 100, random_plies: 4, seed: 0, move_cap: None, threads: 0, batch: 32 }
+    }
+}
+
+/// Called after every game with the number of games finished in this run.
+pub type DesignProgress<'a> = dyn Fn(usize) + Sync + 'a;
+
+/// Wins, draws and losses from one side's point of view.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub wins: usize,
+    pub draws: usize,
+    pub losses: usize,
+}
+
+impl Tally {
+    pub fn add(&mut self, score: f64) {
+        match score {
+            s if s > 0.75 => self.wins += 1,
+            s if s < 0.25 => self.losses += 1,
+            _ => self.draws += 1,
+        }
+    }
+    pub fn games(&self) -> usize {
+        self.wins + self.draws + self.losses
+    }
+    pub fn score(&self) -> f64 {
+        if self.games() == 0 {
+            0.5
+        } else {
+            (self.wins as f64 + 0.5 * self.draws as f64) / self.games() as f64
+        }
+    }
+    /// 95% Wilson interval of the score.
+    pub fn interval(&self) -> (f64, f64) {
+        wilson_interval(self.wins as f64 + 0.5 * self.draws as f64, self.games() as f64, Z95)
+    }
+}
+
+/// Which initial arrays `balance` measures on a variant with a setup phase.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SetupSelection {
+    /// Every setup ply sequence.
+    All,
+    /// `K` distinct sequences drawn uniformly ply by ply (seeded).
+    Sample(usize),
+}
+
+impl std::str::FromStr for SetupSelection {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if s == "all" {
+            return Ok(SetupSelection::All);
+        }
+        match s.strip_prefix("sample:").and_then(|k| k.parse::<usize>().ok()).filter(|&k| k > 0) {
+            Some(k) => Ok(SetupSelection::Sample(k)),
+            None => Err(format!("bad setup selection {s:?} (expected all or sample:K)")),
+        }
+    }
+}
+
+/// One row of a balance report: an array (or the whole variant).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BalanceRow {
+    /// The setup plies of the array (empty: the variant's openings, arrays sampled).
+    pub array: String,
+    pub tally: Tally,
+}
+
+impl BalanceRow {
+    /// `first-player W D L score S ci LO HI`.
+    pub fn line(&self) -> String {
+        let (lo, hi) = self.tally.interval();
+        format!(
+            "first-player {} {} {} score {:.4} ci {:.4} {:.4}",
+            self.tally.wins,
+            self.tally.draws,
+            self.tally.losses,
+            self.tally.score(),
+            lo,
+            hi
+        )
+    }
+}
+
+/// The first position of a game: the setup phase's start if the variant has one.
+fn first_position(v: &Arc<Variant>) -> Position {
+    Position::setup_start(Arc::clone(v)).unwrap_or_else(|| Position::start(Arc::clone(v)))
+}
+
+/// Every setup ply sequence of `v` (`None` if it has no setup phase), each as its moves.
+pub fn all_setups(v: &Arc<Variant>, limit: usize) -> Option<Vec<Vec<Move>>> {
+    let mut pos = Position::setup_start(Arc::clone(v))?;
+    let mut out = Vec::new();
+    fn walk(pos: &mut Position, path: &mut Vec<Move>, out: &mut Vec<Vec<Move>>, limit: usize) {
+        if out.len() >= limit {
+            return;
+        }
+        if !pos.in_setup() {
+            out.push(path.clone());
+            return;
+        }
+        let mut legal = MoveList::new();
+        pos.legal_moves(&mut legal);
+        for &m in legal.iter() {
+            pos.make(m);
+            path.push(m);
+            walk(pos, path, out, limit);
+            path.pop();
+            pos.unmake();
+        }
+    }
+    walk(&mut pos, &mut Vec::new(), &mut out, limit);
+    Some(out)
+}
+
+/// `K` distinct sampled setup sequences (fewer if the variant has fewer).
+pub fn sample_setups(v: &Arc<Variant>, k: usize, seed: u64) -> Option<Vec<Vec<Move>>> {
+    let start = Position::setup_start(Arc::clone(v))?;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x7365_7475_7073);
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    let mut legal = MoveList::new();
+    for _ in 0..(100 + 20 * k) {
+        if out.len() >= k {
+            break;
+        }
+        let mut pos = start.clone();
+        let mut moves = Vec::new();
+        while pos.in_setup() {
+            pos.legal_moves(&mut legal);
+            if legal.is_empty() {
+                break;
+            }
+            let m = legal[rng.gen_range(0..legal.len())];
+            pos.make(m);
+            moves.push(m);
+        }
+        if !pos.in_setup() && seen.insert(pos.hash()) {
+            out.push(moves);
+        }
+    }
+    Some(out)
+}
+
+fn moves_text(start: &Position, moves: &[Move]) -> String {
+    let mut pos = start.clone();
+    let mut words = Vec::new();
+    for &m in moves {
+        words.push(pos.move_to_string(&m));
+        pos.make(m);
+    }
+    words.join(" ")
+}
+
+/// Up to `count` openings from `start`: the rest of the setup phase (sampled), then
+/// `random_plies` random plies; distinct by final position; the first `k` of `count` do not
+/// depend on `count` (so reruns continue with fresh ones).
+fn openings_from(start: &Position, count: usize, random_plies: u32, seed: u64) -> Vec<Vec<Move>> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x6465_7369_676e);
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    let mut legal = MoveList::new();
+    for _ in 0..(200 + 50 * count) {
+        if out.len() >= count {
+            break;
+        }
+        let mut pos = start.clone();
+        let mut moves = Vec::new();
+        let mut plies = 0;
+        let ok = loop {
+            pos.legal_moves(&mut legal);
+            if legal.is_empty() || pos.outcome_with(&legal).is_some() {
+                break false;
+            }
+            if !pos.in_setup() && plies >= random_plies {
+                break true;
+            }
+            let m = legal[rng.gen_range(0..legal.len())];
+            if !pos.in_setup() {
+                plies += 1;
+            }
+            pos.make(m);
+            moves.push(m);
+        };
+        if ok && seen.insert(pos.hash()) {
+            out.push(moves);
+        }
+    }
+    out
+}
+
+/// Plays one game of `player` against itself from `start` + `opening`.
+fn play_from(
+    start: &Position,
+    opening: &[Move],
+    player: &Contestant,
+    move_cap: Option<u32>,
+    seed: u64,
+) -> (GameResult, String, u32, String) {
+    let mut pos = start.clone();
+    for &m in opening {
+        pos.make(m);
+    }
+    let first_ply = pos.ply();
+    let cap_ply = first_ply.saturating_add(move_cap.unwrap_or(pos.variant().rules.move_cap));
+    let ctx = GameContext { cap_ply };
+    let mut players = [player.player(), player.player()];
+    for p in players.iter_mut() {
+        p.new_game(&pos, &ctx);
+    }
+    let mut rngs = [
+        ChaCha8Rng::seed_from_u64(crate::matches::mix(seed, 1)),
+        ChaCha8Rng::seed_from_u64(crate::matches::mix(seed, 2)),
+    ];
+    let mut words = Vec::new();
+    let mut legal = MoveList::new();
+    let (result, reason) = loop {
+        pos.legal_moves(&mut legal);
+        if let Some(o) = pos.outcome_with(&legal) {
+            let r = match o.winner() {
+                Some(Color::Blue) => GameResult::BlueWins,
+                Some(Color::Tan) => GameResult::TanWins,
+                None => GameResult::Draw,
+            };
+            break (r, o.reason().as_str().to_string());
+        }
+        if pos.ply() >= cap_ply && !pos.in_setup() {
+            break (GameResult::Draw, EndReason::MoveCap.as_str().to_string());
+        }
+        let side = pos.side_to_move();
+        let i = side.index();
+        let m = players[i].choose(&mut pos, &legal, &mut rngs[i]);
+        if !legal.contains(&m) {
+            let r = if side == Color::Blue { GameResult::TanWins } else { GameResult::BlueWins };
+            break (r, "illegal move".to_string());
+        }
+        words.push(pos.move_to_string(&m));
+        pos.make(m);
+    };
+    (result, reason, pos.ply() - first_ply, words.join(" "))
+}
+
+fn fnv(s: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in s.bytes() {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// One experiment: games of `player` against itself from `start` (a position, possibly
+/// handicapped, possibly in its setup phase), stored under `key`.
+struct Experiment {
+    key: String,
+    start: Position,
+    /// Text of `start` for the records (the FEN, or the setup plies).
+    start_text: String,
+}
+
+/// Plays `options.games` new games of every experiment, appending each batch to `store`.
+fn run_experiments(
+    variant: &Arc<Variant>,
+    player: &Contestant,
+    experiments: &[Experiment],
+    options: &DesignOptions,
+    store: &ResultStore,
+    progress: Option<&DesignProgress<'_>>,
+) -> Result<(), Error> {
+    let existing = store.load()?.records;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(options.threads)
+        .build()
+        .map_err(|e| Error::Match(format!("cannot start the game threads: {e}")))?;
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let variant_hash = format!("{:016x}", variant.hash);
+    for (e_index, e) in experiments.iter().enumerate() {
+        let before = existing
+            .iter()
+            .filter(|r| r.match_id == e.key && r.blue == player.name && r.variant_hash == variant_hash)
+            .count();
+        let seed = crate::matches::mix(options.seed, fnv(&e.key));
+        let openings = openings_from(&e.start, before + options.games, options.random_plies, seed);
+        if openings.is_empty() {
+            return Err(Error::Match(format!("{}: no opening that does not end the game", e.key)));
+        }
+        let mut g = 0;
+        while g < options.games {
+            let end = (g + options.batch.max(1)).min(options.games);
+            let records: Vec<GameRecord> = pool.install(|| {
+                (g..end)
+                    .into_par_iter()
+                    .map(|i| {
+                        let game = before + i;
+                        let opening = &openings[game % openings.len()];
+                        let game_seed = crate::matches::mix(seed, game as u64);
+                        let (result, reason, plies, moves) =
+                            play_from(&e.start, opening, player, options.move_cap, game_seed);
+                        let opening_text = moves_text(&e.start, opening);
+                        let rec = GameRecord {
+                            version: RECORD_VERSION,
+                            match_id: e.key.clone(),
+                            variant: variant.name.clone(),
+                            variant_hash: variant_hash.clone(),
+                            blue: player.name.clone(),
+                            tan: player.name.clone(),
+                            blue_step: None,
+                            tan_step: None,
+                            result,
+                            reason,
+                            plies,
+                            opening: game % openings.len(),
+                            opening_moves: format!("[{}] {opening_text}", e.start_text),
+                            moves_hash: format!("{:016x}", fnv(&format!("{} {opening_text} {moves}", e.start_text))),
+                            moves: Some(moves),
+                            game,
+                        };
+                        let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                        if let Some(p) = progress {
+                            p(n);
+                        }
+                        rec
+                    })
+                    .collect()
+            });
+            store.append(&records, &format!("designer-{e_index}"))?;
+            g = end;
+        }
+    }
+    Ok(())
+}
+
+/// Blue's tally per key among `records` of `player` on `variant`.
+fn tallies(variant: &Variant, player: &str, records: &[GameRecord]) -> BTreeMap<String, Tally> {
+    let hash = format!("{:016x}", variant.hash);
+    let mut out: BTreeMap<String, Tally> = BTreeMap::new();
+    for r in records.iter().filter(|r| r.blue == player && r.tan == player && r.variant_hash == hash) {
+        out.entry(r.match_id.clone()).or_default().add(r.result.blue_score());
+    }
+    out
+}
+
+/// A balance measurement: overall, or per array.
+#[derive(Clone, Debug)]
+pub struct BalanceReport {
+    pub player: String,
+    pub variant: String,
+    /// All games of this player on this variant's experiments (every array together).
+    pub overall: BalanceRow,
+    /// Per array, most balanced first (|score - 1/2| ascending); empty without `--setups`.
+    pub arrays: Vec<BalanceRow>,
+}
+
+const BALANCE_KEY: &str = "balance";
+
+/// Plays `options.games` more games (per array with `setups`) and reports everything stored.
+pub fn run_balance(
+    variant: &Arc<Variant>,
+    player: &Contestant,
+    setups: Option<SetupSelection>,
+    options: &DesignOptions,
+    out: &Path,
+    progress: Option<&DesignProgress<'_>>,
+) -> Result<BalanceReport, Error> {
+    let store = ResultStore::new(out);
+    let start = first_position(variant);
+    let experiments = match setups {
+        None => vec![Experiment { key: BALANCE_KEY.into(), start: start.clone(), start_text: "start".into() }],
+        Some(sel) => {
+            let arrays = match sel {
+                SetupSelection::All => all_setups(variant, 1 << 16),
+                SetupSelection::Sample(k) => sample_setups(variant, k, options.seed),
+            }
+            .ok_or_else(|| {
+                Error::Match(format!("variant {} has no setup phase: --setups does not apply", variant.name))
+            })?;
+            arrays
+                .iter()
+                .map(|moves| {
+                    let text = moves_text(&start, moves);
+                    let mut pos = start.clone();
+                    for &m in moves {
+                        pos.make(m);
+                    }
+                    Experiment { key: format!("{BALANCE_KEY} setup={text}"), start: pos, start_text: text }
+                })
+                .collect()
+        }
+    };
+    run_experiments(variant, player, &experiments, options, &store, progress)?;
+    let records = store.load()?.records;
+    let all = tallies(variant, &player.name, &records);
+    let mut overall = Tally::default();
+    let mut arrays = Vec::new();
+    for (key, t) in &all {
+        if key == BALANCE_KEY || key.starts_with("balance setup=") {
+            overall.wins += t.wins;
+            overall.draws += t.draws;
+            overall.losses += t.losses;
+        }
+        if setups.is_some() {
+            if let Some(array) = key.strip_prefix("balance setup=") {
+                if experiments.iter().any(|e| &e.key == key) {
+                    arrays.push(BalanceRow { array: array.to_string(), tally: *t });
+                }
+            }
+        }
+    }
+    arrays.sort_by(|a, b| {
+        let d = |r: &BalanceRow| (r.tally.score() - 0.5).abs();
+        d(a).total_cmp(&d(b)).then_with(|| a.array.cmp(&b.array))
+    });
+    let report = BalanceReport {
+        player: player.name.clone(),
+        variant: variant.name.clone(),
+        overall: BalanceRow { array: String::new(), tally: overall },
+        arrays,
+    };
+    if setups.is_some() {
+        write_balance_files(&report, out)?;
+    }
+    Ok(report)
+}
+
+fn io_err(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
+    move |error| Error::Io { path: path.display().to_string(), error }
+}
+
+fn write_balance_files(report: &BalanceReport, out: &Path) -> Result<(), Error> {
+    let mut csv = String::from("rank,array,games,wins,draws,losses,score,ci_low,ci_high\n");
+    let mut md = format!(
+        "# Balance of {} ({} against itself), first player's score per initial array\n\n| rank | array | games | W | D | L | score | 95% CI |\n|---:|---|---:|---:|---:|---:|---:|---|\n",
+        report.variant, report.player
+    );
+    for (i, r) in report.arrays.iter().enumerate() {
+        let t = r.tally;
+        let (lo, hi) = t.interval();
+        let _ = writeln!(
+            csv,
+            "{},\"{}\",{},{},{},{},{:.4},{:.4},{:.4}",
+            i + 1,
+            r.array,
+            t.games(),
+            t.wins,
+            t.draws,
+            t.losses,
+            t.score(),
+            lo,
+            hi
+        );
+        let _ = writeln!(
+            md,
+            "| {} | `{}` | {} | {} | {} | {} | {:.3} | {:.3}–{:.3} |",
+            i + 1,
+            r.array,
+            t.games(),
+            t.wins,
+            t.draws,
+            t.losses,
+            t.score(),
+            lo,
+            hi
+        );
+    }
+    let _ = writeln!(md, "\nMirror-image arrays are not merged: each setup ply sequence is its own row.");
+    for (name, text) in [("balance.csv", csv), ("balance.md", md)] {
+        let p = out.join(name);
+        std::fs::write(&p, text).map_err(io_err(&p))?;
+    }
+    let bars: Vec<Bar> = report
+        .arrays
+        .iter()
+        .map(|r| {
+            let (lo, hi) = r.tally.interval();
+            Bar { label: r.array.clone(), value: r.tally.score(), lo, hi }
+        })
+        .collect();
+    bar_plot(&bars, "first player's score per array (95% CI)", Some(0.5), &out.join("balance.png"))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Piece values
+// ---------------------------------------------------------------------------------------------
+
+/// One piece type's measured value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PieceValueRow {
+    pub piece: String,
+    /// Games with the piece removed (both sides together).
+    pub games: usize,
+    /// The full side's score and its 95% interval.
+    pub score: f64,
+    pub score_ci: (f64, f64),
+    /// The full side's Elo advantage and its interval.
+    pub elo: f64,
+    pub elo_ci: (f64, f64),
+    /// Elo / Elo(reference), with the interval's extremes (infinite when the reference's
+    /// interval reaches 0).
+    pub value: f64,
+    pub value_ci: (f64, f64),
+}
+
+#[derive(Clone, Debug)]
+pub struct PieceValueReport {
+    pub player: String,
+    pub variant: String,
+    pub reference: String,
+    pub rows: Vec<PieceValueRow>,
+    /// Types that were not measured, with why.
+    pub skipped: Vec<(String, String)>,
+}
+
+/// Logistic Elo of a score, clamped so that 0 and 1 stay finite with `n` games.
+fn elo_of(score: f64, n: usize) -> f64 {
+    let eps = 0.5 / (n.max(1) as f64);
+    let s = score.clamp(eps, 1.0 - eps);
+    400.0 * (s / (1.0 - s)).log10()
+}
+
+/// The start position without one piece of `kind` of `color` (the first in square order).
+fn handicapped(v: &Arc<Variant>, kind: usize, color: Color) -> Option<Position> {
+    let start = Position::start(Arc::clone(v));
+    let d = v.dims;
+    let target = Piece::new(fairyzero_rules::PieceType(kind as u8), color);
+    let mut removed = false;
+    let mut board = String::new();
+    for rank in (0..d.height as i32).rev() {
+        let mut empty = 0;
+        for file in 0..d.width as i32 {
+            let sq = d.square(file, rank).expect("on the board");
+            match start.piece_at(sq) {
+                Some(p) if p != target || removed => {
+                    if empty > 0 {
+                        board.push_str(&empty.to_string());
+                        empty = 0;
+                    }
+                    board.push_str(&v.piece_token(p));
+                }
+                Some(_) => {
+                    removed = true;
+                    empty += 1;
+                }
+                None => empty += 1,
+            }
+        }
+        if empty > 0 {
+            board.push_str(&empty.to_string());
+        }
+        if rank > 0 {
+            board.push('/');
+        }
+    }
+    if !removed {
+        return None;
+    }
+    let fen = start.to_fen();
+    let rest = fen.split_once(' ').map(|(_, r)| r).unwrap_or("");
+    Position::from_fen(Arc::clone(v), &format!("{board} {rest}")).ok()
+}
+
+/// Checks that `spec` may measure piece values (no values it would be told).
+pub fn check_piece_value_player(spec: &PlayerSpec) -> Result<(), Error> {
+    let bad = |m: &str| Err(Error::PlayerSpec { spec: spec.to_string(), message: m.to_string() });
+    match spec {
+        PlayerSpec::AlphaBeta { values: ValueSource::Nominal, .. }
+        | PlayerSpec::Greedy { values: ValueSource::Nominal } => {
+            bad("piece-values needs values=uniform or values=mobility: the nominal values would be circular")
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Measures piece values (see the module documentation). `pieces` (tokens, case-insensitive)
+/// restricts the types; the reference is always measured.
+#[allow(clippy::too_many_arguments)]
+pub fn run_piece_values(
+    variant: &Arc<Variant>,
+    spec: &PlayerSpec,
+    player: &Contestant,
+    pieces: Option<&[String]>,
+    reference: &str,
+    options: &DesignOptions,
+    out: &Path,
+    progress: Option<&DesignProgress<'_>>,
+) -> Result<PieceValueReport, Error> {
+    check_piece_value_player(spec)?;
+    if Position::setup_start(Arc::clone(variant)).is_some() {
+        return Err(Error::Match(format!(
+            "variant {} has a setup phase: piece-values needs a fixed start position",
+            variant.name
+        )));
+    }
+    let token_of = |t: usize| variant.pieces[t].token.clone();
+    let reference_type = variant
+        .piece_by_token(reference)
+        .ok_or_else(|| Error::Match(format!("no piece {reference:?} in variant {}", variant.name)))?
+        .index();
+    if variant.pieces[reference_type].royal {
+        return Err(Error::Match(format!("the reference piece {reference} is royal")));
+    }
+    let mut types: Vec<usize> = match pieces {
+        Some(list) => list
+            .iter()
+            .map(|t| {
+                variant
+                    .piece_by_token(t)
+                    .map(|p| p.index())
+                    .ok_or_else(|| Error::Match(format!("no piece {t:?} in variant {}", variant.name)))
+            })
+            .collect::<Result<_, _>>()?,
+        None => (0..variant.piece_count()).collect(),
+    };
+    if !types.contains(&reference_type) {
+        types.push(reference_type);
+    }
+    let mut skipped = Vec::new();
+    let mut experiments = Vec::new();
+    let mut measured = Vec::new();
+    for &t in &types {
+        if variant.pieces[t].royal {
+            skipped.push((token_of(t), "royal".to_string()));
+            continue;
+        }
+        let (Some(blue), Some(tan)) = (handicapped(variant, t, Color::Blue), handicapped(variant, t, Color::Tan))
+        else {
+            skipped
+                .push((token_of(t), "not in the start position (promotion-only types are not measured)".to_string()));
+            if t == reference_type {
+                return Err(Error::Match(format!("the reference piece {reference} is not in the start position")));
+            }
+            continue;
+        };
+        measured.push(t);
+        for (side, pos) in [("blue", blue), ("tan", tan)] {
+            let text = pos.to_fen();
+            experiments.push(Experiment {
+                key: format!("piece-values minus={} side={side}", token_of(t)),
+                start: pos,
+                start_text: text,
+            });
+        }
+    }
+    let per_side = DesignOptions { games: options.games.div_ceil(2), ..options.clone() };
+    run_experiments(variant, player, &experiments, &per_side, &ResultStore::new(out), progress)?;
+    let records = ResultStore::new(out).load()?.records;
+    let all = tallies(variant, &player.name, &records);
+    // The full side's tally per type.
+    let full = |t: usize| -> Tally {
+        let mut out = Tally::default();
+        if let Some(b) = all.get(&format!("piece-values minus={} side=blue", token_of(t))) {
+            // Blue is handicapped: the full side (Tan) wins Blue's losses.
+            out.wins += b.losses;
+            out.draws += b.draws;
+            out.losses += b.wins;
+        }
+        if let Some(tn) = all.get(&format!("piece-values minus={} side=tan", token_of(t))) {
+            out.wins += tn.wins;
+            out.draws += tn.draws;
+            out.losses += tn.losses;
+        }
+        out
+    };
+    let elo_row = |t: usize| {
+        let tally = full(t);
+        let n = tally.games();
+        let (lo, hi) = tally.interval();
+        (tally, elo_of(tally.score(), n), (elo_of(lo, n), elo_of(hi, n)))
+    };
+    let (_, ref_elo, ref_ci) = elo_row(reference_type);
+    let mut rows = Vec::new();
+    for &t in &measured {
+        let (tally, elo, elo_ci) = elo_row(t);
+        let (value, value_ci) = if t == reference_type {
+            (1.0, (1.0, 1.0))
+        } else {
+            let value = elo / ref_elo;
+            let lo = if ref_ci.1 > 0.0 {
+                elo_ci.0 / if elo_ci.0 >= 0.0 { ref_ci.1 } else { ref_ci.0.max(1e-9) }
+            } else {
+                f64::NEG_INFINITY
+            };
+            let hi = if ref_ci.0 > 0.0 {
+                elo_ci.1 / if elo_ci.1 >= 0.0 { ref_ci.0 } else { ref_ci.1 }
+            } else {
+                f64::INFINITY
+            };
+            (value, (lo, hi))
+        };
+        rows.push(PieceValueRow {
+            piece: token_of(t),
+            games: tally.games(),
+            score: tally.score(),
+            score_ci: tally.interval(),
+            elo,
+            elo_ci,
+            value,
+            value_ci,
+        });
+    }
+    rows.sort_by(|a, b| a.value.total_cmp(&b.value));
+    let report = PieceValueReport {
+        player: player.name.clone(),
+        variant: variant.name.clone(),
+        reference: token_of(reference_type),
+        rows,
+        skipped,
+    };
+    write_piece_value_files(&report, out)?;
+    Ok(report)
+}
+
+fn write_piece_value_files(report: &PieceValueReport, out: &Path) -> Result<(), Error> {
+    let mut csv =
+        String::from("piece,games,score,score_low,score_high,elo,elo_low,elo_high,value,value_low,value_high\n");
+    let mut md = format!(
+        "# Piece values of {} by material-imbalance matches ({} against itself)\n\nValue = Elo advantage of the side with the piece / that of the reference `{}`; 95% intervals.\n\n| piece | games | full side's score | Elo | value | 95% CI |\n|---|---:|---:|---:|---:|---|\n",
+        report.variant, report.player, report.reference
+    );
+    for r in &report.rows {
+        let _ = writeln!(
+            csv,
+            "{},{},{:.4},{:.4},{:.4},{:.1},{:.1},{:.1},{:.3},{:.3},{:.3}",
+            r.piece,
+            r.games,
+            r.score,
+            r.score_ci.0,
+            r.score_ci.1,
+            r.elo,
+            r.elo_ci.0,
+            r.elo_ci.1,
+            r.value,
+            r.value_ci.0,
+            r.value_ci.1
+        );
+        let _ = writeln!(
+            md,
+            "| {} | {} | {:.3} ({:.3}–{:.3}) | {:+.0} | {:.2} | {:.2}–{:.2} |",
+            r.piece, r.games, r.score, r.score_ci.0, r.score_ci.1, r.elo, r.value, r.value_ci.0, r.value_ci.1
+        );
+    }
+    for (p, why) in &report.skipped {
+        let _ = writeln!(md, "\nNot measured: `{p}` ({why}).");
+    }
+    for (name, text) in [("piece-values.csv", csv), ("piece-values.md", md)] {
+        let p = out.join(name);
+        std::fs::create_dir_all(out).map_err(io_err(out))?;
+        std::fs::write(&p, text).map_err(io_err(&p))?;
+    }
+    let bars: Vec<Bar> = report
+        .rows
+        .iter()
+        .map(|r| Bar { label: r.piece.clone(), value: r.value, lo: r.value_ci.0, hi: r.value_ci.1 })
+        .collect();
+    bar_plot(
+        &bars,
+        &format!("piece values in units of {} (95% CI)", report.reference),
+        None,
+        &out.join("piece-values.png"),
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bar plot
+// ---------------------------------------------------------------------------------------------
+
+struct Bar {
+    label: String,
+    value: f64,
+    lo: f64,
+    hi: f64,
+}
+
+fn font_ready() -> bool {
+    use std::sync::OnceLock;
+    static READY: OnceLock<bool> = OnceLock::new();
+    *READY.get_or_init(|| {
+        let env = std::env::var("FAIRYZERO_FONT").ok();
+        let paths = [
+            "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+            "/usr/share/fonts/TTF/DejaVuSans.ttf",
+            "/usr/share/fonts/dejavu/DejaVuSans.ttf",
+            "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
+        ];
+        for path in env.iter().map(String::as_str).chain(paths) {
+            if let Ok(bytes) = std::fs::read(path) {
+                let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+                if plotters::style::register_font("sans-serif", plotters::style::FontStyle::Normal, bytes).is_ok() {
+                    return true;
+                }
+            }
+        }
+        false
+    })
+}
+
+/// Bars with interval whiskers (non-finite bounds are clipped to the axis).
+fn bar_plot(bars: &[Bar], title: &str, line: Option<f64>, path: &Path) -> Result<(), Error> {
+    draw_bars(bars, title, line, path, font_ready()).map_err(|e| Error::Plot(format!("{}: {e}", path.display())))
+}
+
+fn draw_bars(
+    bars: &[Bar],
+    title: &str,
+    line: Option<f64>,
+    path: &Path,
+    text: bool,
+) -> Result<(), Box<dyn std::error::Error>> {
+    use plotters::prelude::*;
+    let finite = |x: f64, d: f64| if x.is_finite() { x } else { d };
+    let mut y_min = bars.iter().map(|b| finite(b.lo, b.value).min(b.value)).fold(0.0f64, f64::min);
+    let mut y_max = bars.iter().map(|b| finite(b.hi, b.value).max(b.value)).fold(line.unwrap_or(0.0), f64::max);
+    if y_max.partial_cmp(&y_min) != Some(std::cmp::Ordering::Greater) {
+        y_max = y_min + 1.0;
+    }
+    let pad = 0.05 * (y_max - y_min);
+    y_min -= pad;
+    y_max += pad;
+    let n = bars.len().max(1);
+    let width = (960).max(40 * n as u32 + 120).min(8000);
+    let root = BitMapBackend::new(path, (width, 600)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let mut builder = ChartBuilder::on(&root);
+    builder.margin(20);
+    if text {
+        builder.caption(title, ("sans-serif", 22)).x_label_area_size(40).y_label_area_size(60);
+    } else {
+        builder.x_label_area_size(5).y_label_area_size(5);
+    }
+    let mut chart = builder.build_cartesian_2d(0f64..n as f64, y_min..y_max)?;
+    if text {
+        let labels: Vec<String> = bars.iter().map(|b| b.label.clone()).collect();
+        let small = n <= 40;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(if small { n * 2 + 1 } else { 0 })
+            .x_label_formatter(&move |x| {
+                let i = (*x - 0.5).round();
+                if (x - 0.5 - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < labels.len() {
+                    labels[i as usize].clone()
+                } else {
+                    String::new()
+                }
+            })
+            .label_style(("sans-serif", 14))
+            .draw()?;
+    } else {
+        chart.configure_mesh().x_labels(0).y_labels(0).draw()?;
+    }
+    let fill = RGBColor(30, 90, 200);
+    chart.draw_series(bars.iter().enumerate().map(|(i, b)| {
+        let x = i as f64;
+        Rectangle::new([(x + 0.15, 0.0f64.max(y_min)), (x + 0.85, b.value)], fill.mix(0.7).filled())
+    }))?;
+    for (i, b) in bars.iter().enumerate() {
+        let x = i as f64 + 0.5;
+        let (lo, hi) = (finite(b.lo, y_min).max(y_min), finite(b.hi, y_max).min(y_max));
+        chart.draw_series(std::iter::once(PathElement::new([(x, lo), (x, hi)], BLACK.stroke_width(2))))?;
+    }
+    if let Some(y) = line {
+        chart.draw_series(std::iter::once(PathElement::new([(0.0, y), (n as f64, y)], RED.stroke_width(1))))?;
+    }
+    root.present()?;
+    Ok(())
+}
