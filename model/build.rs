@@ -34,12 +34,8 @@ fn main() {
     // The C API has no call that returns the PyTorch version, so read it from the install:
     // a Python wheel has `torch/version.py` next to `torch/lib`, a libtorch zip has
     // `libtorch/build-version`.
-    let (version, cuda) = lib_dir
-        .as_deref()
-        .map(Path::new)
-        .and_then(|lib| lib.parent())
-        .map(torch_version)
-        .unwrap_or_default();
+    let (version, cuda) =
+        lib_dir.as_deref().map(Path::new).and_then(|lib| lib.parent()).map(torch_version).unwrap_or_default();
     println!("cargo:rustc-env=FAIRYZERO_TORCH_VERSION={}", version.unwrap_or_else(|| "unknown".into()));
     println!("cargo:rustc-env=FAIRYZERO_TORCH_CUDA={}", cuda.unwrap_or_default());
     println!("cargo:rustc-env=FAIRYZERO_TORCH_LIB={}", lib_dir.unwrap_or_default());

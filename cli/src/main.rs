@@ -71,11 +71,7 @@ fn init_logging(verbose: u8, quiet: u8) {
         _ => "trace",
     };
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(level));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_target(false)
-        .init();
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).init();
 }
 
 fn report_error(err: &anyhow::Error) {
@@ -112,14 +108,8 @@ mod tests {
         let report = error_report(&err);
         let lines: Vec<&str> = report.lines().collect();
         assert_eq!(lines[0], "error: cannot load variant `chess`");
-        assert_eq!(
-            lines[1],
-            "  caused by: cannot read /nonexistent/variant.toml"
-        );
-        assert!(
-            lines[2].starts_with("  caused by: No such file"),
-            "{report}"
-        );
+        assert_eq!(lines[1], "  caused by: cannot read /nonexistent/variant.toml");
+        assert!(lines[2].starts_with("  caused by: No such file"), "{report}");
         assert_eq!(lines.len(), 3);
     }
 

@@ -21,15 +21,9 @@ fn version_reports_libtorch_and_device() {
     let out = fairyzero(&["--version"]);
     assert!(out.status.success(), "{out:?}");
     let text = stdout(&out);
-    assert!(
-        text.starts_with(&format!("fairyzero {}\n", env!("CARGO_PKG_VERSION"))),
-        "{text}"
-    );
+    assert!(text.starts_with(&format!("fairyzero {}\n", env!("CARGO_PKG_VERSION"))), "{text}");
     assert!(text.contains("libtorch 2.13."), "{text}");
-    assert!(
-        text.contains("device: CPU") || text.contains("device: CUDA"),
-        "{text}"
-    );
+    assert!(text.contains("device: CPU") || text.contains("device: CUDA"), "{text}");
 }
 
 #[test]
@@ -37,13 +31,7 @@ fn info_reports_threads_and_backends() {
     let out = fairyzero(&["info"]);
     assert!(out.status.success(), "{out:?}");
     let text = stdout(&out);
-    for key in [
-        "libtorch:",
-        "device:",
-        "intra-op threads:",
-        "OpenMP:",
-        "MKL:",
-    ] {
+    for key in ["libtorch:", "device:", "intra-op threads:", "OpenMP:", "MKL:"] {
         assert!(text.contains(key), "missing {key:?} in\n{text}");
     }
 }
@@ -84,10 +72,7 @@ fn usage_mistakes_exit_non_zero_without_panicking() {
 #[test]
 #[cfg(target_os = "linux")]
 fn binary_links_libtorch_cuda_through_its_runpath() {
-    let Ok(out) = Command::new("ldd")
-        .arg(env!("CARGO_BIN_EXE_fairyzero"))
-        .env_remove("LD_LIBRARY_PATH")
-        .output()
+    let Ok(out) = Command::new("ldd").arg(env!("CARGO_BIN_EXE_fairyzero")).env_remove("LD_LIBRARY_PATH").output()
     else {
         return; // no ldd on this machine
     };

@@ -118,12 +118,13 @@ impl Evaluator for MockEvaluator {
     }
 }
 
-/// Memoises another evaluator by position key (Zobrist hash of board, side and rights, plus the
-/// number of legal moves as a cheap guard against history-dependent move sets).
+/// Memoises another evaluator by position key: Zobrist hash of board, side and rights, plus the
+/// number of legal moves as a cheap guard against history-dependent move sets, plus the
+/// repetition count the network sees (0, 1, 2 or more earlier occurrences).
 pub struct CachedEvaluator<E> {
     inner: E,
     capacity: usize,
-    table: Mutex<HashMap<(u64, usize), Evaluation>>,
+    table: Mutex<HashMap<(u64, usize, usize), Evaluation>>,
     hits: AtomicU64,
     misses: AtomicU64,
 }
@@ -148,9 +149,9 @@ impl<E: Evaluator> CachedEvaluator<E> {
         &self.inner
     }
 
-    fn key(req: &EvalRequest<'_>) -> (u64, usize) {
+    fn key(req: &EvalRequest<'_>) -> (u64, usize, usize) {
         let side = if req.position.side_to_move() == Color::Blue { 0 } else { 1 };
-        (req.position.hash() ^ side, req.moves.len())
+        (req.position.hash() ^ side, req.moves.len(), req.position.repetitions().min(2))
     }
 }
 
@@ -182,5 +183,47 @@ impl<E: Evaluator> Evaluator for CachedEvaluator<E> {
     fn info(&self) -> EvaluatorInfo {
         let inner = self.inner.info();
         EvaluatorInfo { name: format!("cached({})", inner.name), ..inner }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use fairyzero_rules::{MoveList, Variant};
+
+    use super::*;
+
+    fn requests(pos: &Position) -> (Position, MoveList) {
+        let mut p = pos.clone();
+        let mut moves = MoveList::new();
+        p.legal_moves(&mut moves);
+        (p, moves)
+    }
+
+    #[test]
+    fn mock_policy_is_uniform_and_material_is_seen_from_the_side_to_move() {
+        let v = Variant::load("chess").unwrap();
+        let (pos, moves) = requests(&Position::from_fen(Arc::clone(&v), "4k3/8/8/8/8/8/8/QQ2K3 w - - 0 1").unwrap());
+        let e = MockEvaluator::material().evaluate(&[EvalRequest { position: &pos, moves: &moves }]);
+        assert!((e[0].policy.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        assert!(e[0].value() > 0.5, "two queens up: {:?}", e[0].wdl);
+        let (them, moves) = requests(&Position::from_fen(v, "4k3/8/8/8/8/8/8/QQ2K3 b - - 0 1").unwrap());
+        let e = MockEvaluator::material().evaluate(&[EvalRequest { position: &them, moves: &moves }]);
+        assert!(e[0].value() < -0.5);
+        assert_eq!(MockEvaluator::uniform().evaluate(&[]).len(), 0);
+    }
+
+    #[test]
+    fn the_cache_answers_repeated_positions() {
+        let v = Variant::load("scirocco").unwrap();
+        let (pos, moves) = requests(&Position::start(v));
+        let cached = CachedEvaluator::new(MockEvaluator::material(), 10);
+        let req = [EvalRequest { position: &pos, moves: &moves }];
+        let first = cached.evaluate(&req);
+        let second = cached.evaluate(&[req[0], req[0]]);
+        assert_eq!(second, vec![first[0].clone(), first[0].clone()]);
+        assert_eq!(cached.stats(), (2, 1));
+        assert!(cached.info().name.starts_with("cached(mock"));
     }
 }

@@ -159,11 +159,16 @@ impl Tree {
         }
     }
 
-    /// The edge through which the root's most visited child is reached (ties: higher prior).
+    /// The edge of a node's most visited child (ties: the higher prior, then the first).
     pub fn best_edge(&self, id: u32) -> Option<usize> {
-        self.edges(id).max_by(|&a, &b| {
-            (self.child_visits(a), self.priors[a]).partial_cmp(&(self.child_visits(b), self.priors[b])).expect("finite")
-        })
+        let mut best: Option<(usize, u32, f32)> = None;
+        for e in self.edges(id) {
+            let key = (self.child_visits(e), self.priors[e]);
+            if best.is_none_or(|(_, n, p)| key.0 > n || (key.0 == n && key.1 > p)) {
+                best = Some((e, key.0, key.1));
+            }
+        }
+        best.map(|(e, _, _)| e)
     }
 
     /// A new tree holding only the subtree under `new_root`, which must be a node of this tree.

@@ -129,11 +129,15 @@ pub struct IterationConfig {
     /// At least this many and at most `max_steps` steps per iteration (0: no limit).
     pub min_steps: u64,
     pub max_steps: u64,
+    /// Train on a thread of its own while the iteration's games are played (with the previous
+    /// net), rather than after them. The replay ratio is the same: training never gets ahead
+    /// of `samples_per_position` times the positions played.
+    pub concurrent: bool,
 }
 
 impl Default for IterationConfig {
     fn default() -> Self {
-        IterationConfig { games: 64, samples_per_position: 4.0, min_steps: 1, max_steps: 0 }
+        IterationConfig { games: 64, samples_per_position: 4.0, min_steps: 1, max_steps: 0, concurrent: true }
     }
 }
 
@@ -216,7 +220,9 @@ pub struct TrainConfig {
     pub grad_clip: f64,
     /// Weight of the value loss against the policy loss.
     pub value_weight: f64,
-    /// libtorch intra-op threads while training (0: libtorch's default).
+    /// libtorch intra-op threads of the training thread (0: libtorch's default). More than one
+    /// only pays on otherwise idle cores: OpenMP threads spin while they wait, and on a busy
+    /// machine that made steps 10x slower here.
     pub threads: usize,
 }
 
@@ -238,7 +244,7 @@ impl Default for TrainConfig {
             eps: 1e-8,
             grad_clip: 1.0,
             value_weight: 1.0,
-            threads: 2,
+            threads: 1,
         }
     }
 }

@@ -23,8 +23,8 @@
 use std::{
     path::PathBuf,
     sync::{
-        atomic::{AtomicBool, Ordering},
-        Arc,
+        atomic::{AtomicBool, AtomicU64, Ordering},
+        Arc, Mutex,
     },
     time::Instant,
 };
@@ -186,7 +186,53 @@ fn say(bar: &ProgressBar, text: String) {
     bar.suspend(|| tracing::info!("{text}"));
 }
 
-/// The loop's mutable state.
+/// What the progress line shows, updated by the self-play and the training threads.
+struct Status {
+    bar: ProgressBar,
+    budget: Budget,
+    started: Instant,
+    elapsed_base: f64,
+    iteration: AtomicU64,
+    games: AtomicU64,
+    step: AtomicU64,
+    window: AtomicU64,
+    doing: Mutex<(String, String)>,
+}
+
+impl Status {
+    fn elapsed(&self) -> f64 {
+        self.elapsed_base + self.started.elapsed().as_secs_f64()
+    }
+
+    /// Sets the self-play part (`true`) or the training part of the message, and redraws.
+    fn set(&self, selfplay: bool, text: String) {
+        {
+            let mut d = self.doing.lock().expect("status lock");
+            if selfplay {
+                d.0 = text;
+            } else {
+                d.1 = text;
+            }
+        }
+        self.draw();
+    }
+
+    fn draw(&self) {
+        let (games, step) = (self.games.load(Ordering::Relaxed), self.step.load(Ordering::Relaxed));
+        self.bar.set_position((1000.0 * self.budget.fraction(games, step, self.elapsed())) as u64);
+        let d = self.doing.lock().expect("status lock");
+        let parts: Vec<&str> = [d.0.as_str(), d.1.as_str()].into_iter().filter(|s| !s.is_empty()).collect();
+        self.bar.set_message(format!(
+            "it {} | {games} games | step {step} | window {} | {}",
+            self.iteration.load(Ordering::Relaxed),
+            self.window.load(Ordering::Relaxed),
+            parts.join(" | ")
+        ));
+    }
+}
+
+/// The loop's state (the learner lives beside it, so that a training thread can own it while
+/// self-play runs).
 struct Loop {
     config: RunConfig,
     variant: Arc<Variant>,
@@ -194,20 +240,17 @@ struct Loop {
     scratch: PathBuf,
     store: Arc<dyn Store>,
     worker: String,
-    learner: Learner,
-    window: ReplayWindow,
+    window: Arc<Mutex<ReplayWindow>>,
     encoding: StandardEncoding,
     mirror_rules: MirrorRules,
     sample_options: SampleOptions,
-    metrics: Metrics,
+    metrics: Arc<Mutex<Metrics>>,
     index: Index,
-    bar: ProgressBar,
-    budget: Budget,
-    started: Instant,
-    elapsed_base: f64,
+    status: Arc<Status>,
     games: u64,
     positions: u64,
     iteration: u64,
+    step: u64,
     samples_trained: u64,
     /// The checkpoint whose weights play self-play.
     selfplay_checkpoint: String,
@@ -216,24 +259,121 @@ struct Loop {
     game_seq: u64,
 }
 
+/// How the training thread keeps the replay ratio: it may train `samples_per_position` samples
+/// per position played in this iteration, and stops once self-play is done and it has caught up.
+struct TrainGate {
+    new_positions: AtomicU64,
+    selfplay_done: AtomicBool,
+}
+
+/// What the training thread needs besides the learner.
+struct TrainJob {
+    window: Arc<Mutex<ReplayWindow>>,
+    metrics: Arc<Mutex<Metrics>>,
+    status: Arc<Status>,
+    batch_size: usize,
+    samples_per_position: f64,
+    min_steps: u64,
+    max_steps: u64,
+    min_positions: u64,
+    /// Stop at this step (steps budget), if any.
+    step_limit: Option<u64>,
+    log_every: u64,
+    threads: usize,
+}
+
+/// Trains until self-play is done and the replay ratio is met. Returns every step's stats.
+fn train_loop(learner: &mut Learner, job: &TrainJob, gate: &TrainGate, rng: &mut ChaCha8Rng) -> Vec<StepStats> {
+    if job.threads > 0 {
+        tch::set_num_threads(job.threads as i32);
+    }
+    let t0 = Instant::now();
+    let mut all: Vec<StepStats> = Vec::new();
+    let mut recent: Vec<StepStats> = Vec::new();
+    let mut idle_since = Instant::now();
+    loop {
+        if job.step_limit.is_some_and(|limit| learner.step() >= limit) {
+            break;
+        }
+        let done = gate.selfplay_done.load(Ordering::Acquire);
+        let positions = gate.new_positions.load(Ordering::Acquire);
+        let mut allowed = (positions as f64 * job.samples_per_position / job.batch_size as f64).floor() as u64;
+        if done {
+            allowed = allowed.max(job.min_steps);
+        }
+        if job.max_steps > 0 {
+            allowed = allowed.min(job.max_steps);
+        }
+        let batch = {
+            let window = job.window.lock().expect("window lock");
+            job.status.window.store(window.positions(), Ordering::Relaxed);
+            if (all.len() as u64) < allowed && window.positions() >= job.min_positions.max(1) {
+                Some(window.sampler().batch(job.batch_size, rng))
+            } else {
+                None
+            }
+        };
+        let Some(batch) = batch else {
+            if done {
+                break;
+            }
+            if idle_since.elapsed().as_millis() > 500 {
+                job.status.set(false, "training waits for positions".into());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            continue;
+        };
+        let stats = learner.train_step(&batch);
+        idle_since = Instant::now();
+        all.push(stats);
+        recent.push(stats);
+        let step = learner.step();
+        job.status.step.store(step, Ordering::Relaxed);
+        if job.log_every > 0 && step % job.log_every == 0 {
+            let m = StepStats::mean(&recent);
+            recent.clear();
+            job.metrics.lock().expect("metrics lock").log(
+                "train",
+                step,
+                job.status.elapsed(),
+                json!({ "loss": { "total": m.loss, "policy": m.policy_loss, "value": m.value_loss },
+                        "policy_entropy": m.policy_entropy, "target_entropy": m.target_entropy,
+                        "grad_norm": m.grad_norm, "lr": m.lr }),
+            );
+        }
+        let secs = t0.elapsed().as_secs_f64().max(1e-9);
+        job.status.set(
+            false,
+            format!(
+                "train loss {:.3} (p {:.3} v {:.3}) {:.1} steps/s",
+                stats.loss,
+                stats.policy_loss,
+                stats.value_loss,
+                all.len() as f64 / secs
+            ),
+        );
+    }
+    all
+}
+
 impl Loop {
     fn elapsed(&self) -> f64 {
-        self.elapsed_base + self.started.elapsed().as_secs_f64()
+        self.status.elapsed()
     }
 
     fn spent(&self) -> Option<&'static str> {
-        self.budget.spent(self.games, self.learner.step(), self.elapsed())
+        self.status.budget.spent(self.games, self.step, self.elapsed())
     }
 
-    fn update_bar(&self, what: &str) {
-        self.bar.set_position((1000.0 * self.budget.fraction(self.games, self.learner.step(), self.elapsed())) as u64);
-        self.bar.set_message(format!(
-            "it {} | step {} | {} games | window {} | {what}",
-            self.iteration,
-            self.learner.step(),
-            self.games,
-            self.window.positions()
-        ));
+    fn log(&self, kind: &str, step: u64, fields: serde_json::Value) {
+        self.metrics.lock().expect("metrics lock").log(kind, step, self.elapsed(), fields);
+    }
+
+    fn sync_status(&self) {
+        self.status.iteration.store(self.iteration, Ordering::Relaxed);
+        self.status.games.store(self.games, Ordering::Relaxed);
+        self.status.step.store(self.step, Ordering::Relaxed);
+        self.status.window.store(self.window.lock().expect("window lock").positions(), Ordering::Relaxed);
     }
 
     fn state(&self) -> TrainerState {
@@ -246,12 +386,12 @@ impl Loop {
         }
     }
 
-    fn publish_checkpoint(&mut self) -> anyhow::Result<CheckpointManifest> {
+    fn publish_checkpoint(&mut self, learner: &Learner) -> anyhow::Result<CheckpointManifest> {
         let manifest = artifacts::publish_checkpoint(
             self.store.as_ref(),
-            &self.learner.net,
-            Some(&self.learner.optimizer),
-            self.learner.step(),
+            &learner.net,
+            Some(&learner.optimizer),
+            learner.step(),
             self.state(),
             &self.scratch,
         )?;
@@ -261,10 +401,10 @@ impl Loop {
 
     /// The self-play net: a copy of the training net when it is the promoted one, otherwise
     /// the promoted checkpoint.
-    fn selfplay_net(&self) -> anyhow::Result<Net> {
+    fn selfplay_net(&self, learner: &Learner) -> anyhow::Result<Net> {
         if self.selfplay_checkpoint == self.last_checkpoint {
-            let mut net = Net::new(self.learner.net.config(), Arc::clone(&self.variant), self.device);
-            net.var_store_mut().copy(self.learner.net.var_store())?;
+            let mut net = Net::new(learner.net.config(), Arc::clone(&self.variant), self.device);
+            net.var_store_mut().copy(learner.net.var_store())?;
             return Ok(net);
         }
         let manifests = artifacts::list_checkpoints(self.store.as_ref())?;
@@ -273,7 +413,7 @@ impl Loop {
             .find(|m| m.name == self.selfplay_checkpoint)
             .with_context(|| format!("the self-play checkpoint {} is not in the store", self.selfplay_checkpoint))?;
         let dir = artifacts::verify_checkpoint(self.store.as_ref(), m, &self.scratch.join("cache")).map_err(anyhow::Error::msg)?;
-        Ok(checkpoint::load(&dir, Arc::clone(&self.variant), Some(self.learner.net.config()), self.device, false)?.net)
+        Ok(checkpoint::load(&dir, Arc::clone(&self.variant), Some(learner.net.config()), self.device, false)?.net)
     }
 
     fn selfplay_evaluator(&self, net: Net) -> TorchEvaluator {
@@ -293,11 +433,14 @@ impl Loop {
         }
     }
 
-    fn add_game(&mut self, record: &GameRecord) -> u64 {
+    /// Adds a game's positions to the window; returns how many.
+    fn add_game(&self, record: &GameRecord) -> u64 {
         match game_samples(record, &self.variant, &self.encoding, &self.mirror_rules, &self.sample_options) {
             Ok(samples) => {
                 let n = samples.len() as u64;
-                self.window.push(samples);
+                let mut window = self.window.lock().expect("window lock");
+                window.push(samples);
+                self.status.window.store(window.positions(), Ordering::Relaxed);
                 n
             }
             Err(e) => {
@@ -307,9 +450,28 @@ impl Loop {
         }
     }
 
-    /// Self-play of one iteration. Returns the summary and the positions added.
-    fn selfplay(&mut self, evaluator: &TorchEvaluator, stop: &AtomicBool) -> anyhow::Result<(Summary, u64, Vec<String>)> {
-        let remaining = if self.budget.games > 0 { self.budget.games.saturating_sub(self.games) } else { u64::MAX };
+    fn train_job(&self) -> TrainJob {
+        let c = &self.config;
+        TrainJob {
+            window: Arc::clone(&self.window),
+            metrics: Arc::clone(&self.metrics),
+            status: Arc::clone(&self.status),
+            batch_size: c.train.batch_size,
+            samples_per_position: c.iteration.samples_per_position,
+            min_steps: c.iteration.min_steps,
+            max_steps: c.iteration.max_steps,
+            min_positions: c.replay.min_positions,
+            step_limit: (c.budget.steps > 0).then_some(c.budget.steps),
+            log_every: c.output.log_every_steps,
+            threads: c.train.threads,
+        }
+    }
+
+    /// Self-play of one iteration: every finished game is published and added to the window
+    /// (and counted for the training thread). Returns the summary and the new chunk keys.
+    fn selfplay(&mut self, evaluator: &TorchEvaluator, stop: &AtomicBool, gate: &TrainGate) -> anyhow::Result<(Summary, Vec<String>)> {
+        let budget = &self.status.budget;
+        let remaining = if budget.games > 0 { budget.games.saturating_sub(self.games) } else { u64::MAX };
         let games = self.config.iteration.games.min(remaining);
         let options = RunOptions {
             games,
@@ -322,7 +484,7 @@ impl Loop {
         let mut keys = Vec::new();
         let mut added = 0u64;
         let mut failure: Option<anyhow::Error> = None;
-        let secs_budget = self.budget.secs;
+        let secs_budget = budget.secs;
         let t0 = Instant::now();
         let variant = Arc::clone(&self.variant);
         let sp_config = self.config.selfplay.clone();
@@ -344,62 +506,21 @@ impl Loop {
                 let n = self.add_game(record);
                 self.positions += n;
                 added += n;
+                gate.new_positions.fetch_add(n, Ordering::Release);
+                self.status.games.store(self.games, Ordering::Relaxed);
                 let secs = t0.elapsed().as_secs_f64().max(1e-9);
-                self.update_bar(&format!("self-play {:.2} games/s {:.0} pos/s", keys.len() as f64 / secs, added as f64 / secs));
-                if secs_budget > 0.0 && self.elapsed() >= secs_budget {
+                self.status.set(true, format!("self-play {:.2} games/s {:.0} pos/s", keys.len() as f64 / secs, added as f64 / secs));
+                if secs_budget > 0.0 && self.status.elapsed() >= secs_budget {
                     stop.store(true, Ordering::Relaxed);
                 }
             };
             run_selfplay(&variant, &sp_config, evaluator, &options, stop, &mut on_game)?
         };
+        self.status.set(true, String::new());
         if let Some(e) = failure {
             return Err(e);
         }
-        Ok((summary, added, keys))
-    }
-
-    /// Trains `steps` steps on the window.
-    fn train(&mut self, steps: u64, rng: &mut ChaCha8Rng) -> (Vec<StepStats>, f64) {
-        if self.config.train.threads > 0 {
-            tch::set_num_threads(self.config.train.threads as i32);
-        }
-        let t0 = Instant::now();
-        let mut all = Vec::with_capacity(steps as usize);
-        let mut recent = Vec::new();
-        let batch_size = self.config.train.batch_size;
-        let log_every = self.config.output.log_every_steps;
-        let sampler = self.window.sampler();
-        // Borrow juggling: the sampler borrows the window, the learner is separate.
-        let learner = &mut self.learner;
-        for _ in 0..steps {
-            let batch = sampler.batch(batch_size, rng);
-            let stats = learner.train_step(&batch);
-            self.samples_trained += batch_size as u64;
-            all.push(stats);
-            recent.push(stats);
-            let step = learner.step();
-            if log_every > 0 && step % log_every == 0 {
-                let m = StepStats::mean(&recent);
-                recent.clear();
-                let elapsed = self.elapsed_base + self.started.elapsed().as_secs_f64();
-                self.metrics.log("train", step, elapsed, json!({ "loss": { "total": m.loss, "policy": m.policy_loss, "value": m.value_loss },
-                    "policy_entropy": m.policy_entropy, "target_entropy": m.target_entropy, "grad_norm": m.grad_norm, "lr": m.lr }));
-            }
-            let secs = t0.elapsed().as_secs_f64().max(1e-9);
-            self.bar.set_position((1000.0 * self.budget.fraction(self.games, step, self.elapsed_base + self.started.elapsed().as_secs_f64())) as u64);
-            self.bar.set_message(format!(
-                "it {} | step {} | {} games | window {} | train loss {:.3} (p {:.3} v {:.3}) {:.1} steps/s",
-                self.iteration,
-                step,
-                self.games,
-                self.window.positions(),
-                stats.loss,
-                stats.policy_loss,
-                stats.value_loss,
-                all.len() as f64 / secs
-            ));
-        }
-        (all, t0.elapsed().as_secs_f64())
+        Ok((summary, keys))
     }
 }
 
@@ -452,10 +573,9 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
         say(&bar, format!("index rebuilt from the store: {} checkpoints, {} match files", r.checkpoints_added, r.match_files_added));
     }
 
-    // Resume: the newest checkpoint that checks out.
-    let manifests = artifacts::list_checkpoints(store.as_ref())?;
+    // Resume: the newest checkpoint that checks out; damaged ones are moved aside.
     let mut resumed: Option<(Learner, CheckpointManifest)> = None;
-    for m in manifests.iter().rev() {
+    for m in artifacts::list_checkpoints(store.as_ref())?.iter().rev() {
         let attempt = (|| -> anyhow::Result<Learner> {
             let dir = artifacts::verify_checkpoint(store.as_ref(), m, &scratch.join("cache")).map_err(anyhow::Error::msg)?;
             let loaded = checkpoint::load(&dir, Arc::clone(&variant), Some(&arch), device, false)?;
@@ -476,10 +596,9 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
             }
         }
     }
-    // Damaged checkpoints were moved away.
     let manifests = artifacts::list_checkpoints(store.as_ref())?;
     let fresh = resumed.is_none();
-    let (learner, state, last_checkpoint) = match resumed {
+    let (mut learner, state, last_checkpoint) = match resumed {
         Some((l, m)) => (l, m.state.clone(), m.name.clone()),
         None => {
             tch::manual_seed(config.seed as i64);
@@ -489,6 +608,17 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
     };
 
     let mirror_rules = MirrorRules::new(&variant);
+    let status = Arc::new(Status {
+        bar: bar.clone(),
+        budget: Budget { games: config.budget.games, steps: config.budget.steps, secs: config.budget.minutes * 60.0 },
+        started: Instant::now(),
+        elapsed_base: state.elapsed_secs,
+        iteration: AtomicU64::new(0),
+        games: AtomicU64::new(0),
+        step: AtomicU64::new(0),
+        window: AtomicU64::new(0),
+        doing: Mutex::new((String::new(), String::new())),
+    });
     let mut lp = Loop {
         encoding: StandardEncoding::new(Arc::clone(&variant)),
         sample_options: SampleOptions {
@@ -496,22 +626,19 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
             mirror: config.replay.mirror == MirrorMode::Auto && mirror_rules.any(),
         },
         mirror_rules,
-        window: ReplayWindow::new(config.replay.window_positions, config.replay.game_weight_cap),
-        budget: Budget { games: config.budget.games, steps: config.budget.steps, secs: config.budget.minutes * 60.0 },
+        window: Arc::new(Mutex::new(ReplayWindow::new(config.replay.window_positions, config.replay.game_weight_cap))),
         variant: Arc::clone(&variant),
         device,
         scratch: scratch.clone(),
         store: Arc::clone(&store),
         worker: artifacts::worker_id(),
-        learner,
-        metrics,
+        metrics: Arc::new(Mutex::new(metrics)),
         index,
-        bar: bar.clone(),
-        started: Instant::now(),
-        elapsed_base: state.elapsed_secs,
+        status,
         games: 0,
         positions: 0,
         iteration: state.iteration,
+        step: learner.step(),
         samples_trained: state.samples_trained,
         selfplay_checkpoint: last_checkpoint.clone(),
         last_checkpoint,
@@ -549,15 +676,17 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
     drop(games);
 
     if fresh {
-        let m = lp.publish_checkpoint()?;
+        let m = lp.publish_checkpoint(&learner)?;
         lp.selfplay_checkpoint = m.name.clone();
     } else if lp.config.eval.gating == Gating::Sprt {
         lp.selfplay_checkpoint = promoted_checkpoint(store.as_ref(), &manifests)?;
     }
+    lp.sync_status();
     let sync = lp.index.sync(store.as_ref())?;
     for s in sync.skipped.iter().take(3) {
         say(&bar, format!("WARNING: {s}"));
     }
+    let window_positions = lp.window.lock().expect("window lock").positions();
     say(
         &bar,
         format!(
@@ -565,24 +694,22 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
             if fresh { "starting" } else { "resuming" },
             variant.name,
             run_dir.display(),
-            lp.learner.step(),
+            lp.step,
             lp.iteration,
             lp.games,
             lp.positions,
-            lp.window.positions(),
+            window_positions,
             arch,
-            lp.learner.net.parameter_count(),
+            learner.net.parameter_count(),
             device
         ),
     );
-    let elapsed = lp.elapsed();
-    lp.metrics.log(
+    lp.log(
         "start",
-        lp.learner.step(),
-        elapsed,
+        lp.step,
         json!({ "resumed_from": if fresh { serde_json::Value::Null } else { json!(lp.last_checkpoint) },
-                "games": lp.games, "positions": lp.positions, "window": lp.window.positions(),
-                "variant": variant.name, "net": arch.to_string(), "parameters": lp.learner.net.parameter_count(),
+                "games": lp.games, "positions": lp.positions, "window": window_positions,
+                "variant": variant.name, "net": arch.to_string(), "parameters": learner.net.parameter_count(),
                 "store": store.url(), "mirror": lp.sample_options.mirror }),
     );
 
@@ -597,46 +724,61 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
         run_dir: run_dir.clone(),
     };
     // The untrained net is the first point of the rating curve.
-    if eval_config.every > 0 {
-        let step0 = artifacts::checkpoint_name(0);
-        if manifests.iter().any(|m| m.name == step0) || fresh {
-            evaluate(&mut lp, &evaluator, &step0, &manifests_now(store.as_ref())?)?;
-        }
+    let step0 = artifacts::checkpoint_name(0);
+    if eval_config.every > 0 && manifests_now(store.as_ref())?.iter().any(|m| m.name == step0) {
+        evaluate(&mut lp, &evaluator, &step0, &manifests_now(store.as_ref())?)?;
     }
 
-    let mut rng = ChaCha8Rng::seed_from_u64(lp.config.seed ^ lp.learner.step().wrapping_mul(0x2545_F491_4F6C_DD1D));
+    let mut rng = ChaCha8Rng::seed_from_u64(lp.config.seed ^ lp.step.wrapping_mul(0x2545_F491_4F6C_DD1D));
     let mut spent = lp.spent();
     while spent.is_none() && !stop.load(Ordering::Relaxed) {
         let it_started = Instant::now();
-        // 1-2. Self-play.
-        let net = lp.selfplay_net()?;
-        let sp_eval = lp.selfplay_evaluator(net);
+        let sp_net = lp.selfplay_checkpoint.clone();
+        lp.status.iteration.store(lp.iteration + 1, Ordering::Relaxed);
+        let sp_eval = lp.selfplay_evaluator(lp.selfplay_net(&learner)?);
         let selfplay_stop = AtomicBool::new(stop.load(Ordering::Relaxed));
-        let (summary, added, keys) = lp.selfplay(&sp_eval, &selfplay_stop)?;
+        let gate = TrainGate { new_positions: AtomicU64::new(0), selfplay_done: AtomicBool::new(false) };
+        let job = lp.train_job();
+        let concurrent = lp.config.iteration.concurrent;
+        // 1-3. Self-play, and training on its own thread (or after it).
+        let (selfplay_result, stats, train_secs) = std::thread::scope(|scope| {
+            if concurrent {
+                let (learner, job, gate_ref, rng) = (&mut learner, &job, &gate, &mut rng);
+                let trainer = std::thread::Builder::new()
+                    .name("train".into())
+                    .spawn_scoped(scope, move || {
+                        let t0 = Instant::now();
+                        let stats = train_loop(learner, job, gate_ref, rng);
+                        (stats, t0.elapsed().as_secs_f64())
+                    })
+                    .expect("cannot start the training thread");
+                let result = lp.selfplay(&sp_eval, &selfplay_stop, &gate);
+                gate.selfplay_done.store(true, Ordering::Release);
+                let (stats, secs) = trainer.join().expect("the training thread panicked");
+                (result, stats, secs)
+            } else {
+                let result = lp.selfplay(&sp_eval, &selfplay_stop, &gate);
+                gate.selfplay_done.store(true, Ordering::Release);
+                let t0 = Instant::now();
+                let stats = train_loop(&mut learner, &job, &gate, &mut rng);
+                (result, stats, t0.elapsed().as_secs_f64())
+            }
+        });
         drop(sp_eval);
+        let (summary, keys) = selfplay_result?;
         if keys.len() >= 2 {
             artifacts::compact_games(store.as_ref(), &keys, &lp.worker, &scratch)?;
         }
-        // 3. Training.
-        let mut steps = 0;
-        if lp.window.positions() >= lp.config.replay.min_positions && lp.window.positions() > 0 {
-            let it = &lp.config.iteration;
-            steps = ((added as f64 * it.samples_per_position / lp.config.train.batch_size as f64).round() as u64).max(it.min_steps);
-            if it.max_steps > 0 {
-                steps = steps.min(it.max_steps);
-            }
-            if lp.budget.steps > 0 {
-                steps = steps.min(lp.budget.steps.saturating_sub(lp.learner.step()));
-            }
-        }
-        let (stats, train_secs) = if steps > 0 { lp.train(steps, &mut rng) } else { (Vec::new(), 0.0) };
+        lp.step = learner.step();
+        lp.samples_trained += (stats.len() * lp.config.train.batch_size) as u64;
         lp.iteration += 1;
+        lp.sync_status();
         // 4-5. Checkpoint and promotion.
-        if steps > 0 {
-            let m = lp.publish_checkpoint()?;
+        if !stats.is_empty() {
+            let m = lp.publish_checkpoint(&learner)?;
             match eval_config.gating {
                 Gating::Always => lp.selfplay_checkpoint = m.name.clone(),
-                Gating::Sprt => gate(&mut lp, &evaluator, &m.name)?,
+                Gating::Sprt => gate_checkpoint(&mut lp, &evaluator, &m.name)?,
             }
         }
         let mean = StepStats::mean(&stats);
@@ -645,37 +787,38 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
         }
         // 6. Evaluation.
         let mut eval_json = serde_json::Value::Null;
-        if eval_config.every > 0 && lp.iteration % eval_config.every == 0 && steps > 0 {
+        if eval_config.every > 0 && lp.iteration % eval_config.every == 0 && !stats.is_empty() {
             let name = lp.last_checkpoint.clone();
             eval_json = evaluate(&mut lp, &evaluator, &name, &manifests_now(store.as_ref())?)?;
         }
         // 7. Metrics.
         let sp_secs = summary.elapsed.as_secs_f64().max(1e-9);
-        let elapsed = lp.elapsed();
         let reasons: serde_json::Map<String, serde_json::Value> =
             summary.reasons.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
-        lp.metrics.log(
+        let window_positions = lp.window.lock().expect("window lock").positions();
+        let batch = lp.config.train.batch_size;
+        lp.log(
             "iteration",
-            lp.learner.step(),
-            elapsed,
+            lp.step,
             json!({
                 "iteration": lp.iteration,
                 "games": lp.games,
                 "positions": lp.positions,
-                "window": lp.window.positions(),
+                "window": window_positions,
                 "selfplay": {
                     "games": summary.games, "positions": summary.positions, "secs": sp_secs,
                     "games_per_sec": summary.games as f64 / sp_secs, "positions_per_sec": summary.positions as f64 / sp_secs,
                     "simulations_per_sec": summary.simulations_per_sec(), "mean_length": summary.mean_length(),
                     "first_player_score": summary.first_player_score(), "draw_rate": summary.draws as f64 / summary.games.max(1) as f64,
-                    "mean_batch": summary.mean_batch(), "reasons": reasons, "net": lp.selfplay_checkpoint,
+                    "mean_batch": summary.mean_batch(), "reasons": reasons, "net": sp_net,
                 },
                 "train": {
                     "steps": stats.len(), "secs": train_secs, "steps_per_sec": stats.len() as f64 / train_secs.max(1e-9),
-                    "samples_per_sec": (stats.len() * lp.config.train.batch_size) as f64 / train_secs.max(1e-9),
+                    "samples_per_sec": (stats.len() * batch) as f64 / train_secs.max(1e-9),
                     "loss": { "total": mean.loss, "policy": mean.policy_loss, "value": mean.value_loss },
                     "policy_entropy": mean.policy_entropy, "target_entropy": mean.target_entropy,
-                    "grad_norm": mean.grad_norm, "lr": mean.lr, "mirrored_fraction": mean.mirrored as f64 / (stats.len() * lp.config.train.batch_size).max(1) as f64,
+                    "grad_norm": mean.grad_norm, "lr": mean.lr,
+                    "mirrored_fraction": mean.mirrored as f64 / (stats.len() * batch).max(1) as f64,
                 },
                 "eval": eval_json,
                 "iteration_secs": it_started.elapsed().as_secs_f64(),
@@ -705,8 +848,8 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
             say(&bar, format!("WARNING: index sync failed: {e}"));
         }
         spent = lp.spent();
-        if summary.games == 0 && spent.is_none() && !stop.load(Ordering::Relaxed) {
-            bail!("self-play finished no game in an iteration; stopping");
+        if summary.games == 0 && stats.is_empty() && spent.is_none() && !stop.load(Ordering::Relaxed) {
+            bail!("an iteration finished no game and no training step; stopping");
         }
     }
     if let Some(what) = spent {
@@ -718,13 +861,13 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
     // Final evaluation of the last checkpoint.
     let mut final_matches = Vec::new();
     let fin = eval_config.final_eval.clone();
-    if fin.games > 0 && !stop.load(Ordering::Relaxed) && lp.learner.step() > 0 {
+    if fin.games > 0 && !stop.load(Ordering::Relaxed) && lp.step > 0 {
         let name = lp.last_checkpoint.clone();
         let me = evaluator.contestant(&checkpoint_player(&name, fin.simulations))?;
         let manifests = manifests_now(store.as_ref())?;
         for o in &fin.opponents {
             let Some(opp) = opponent(&evaluator, o, &name, &manifests, fin.simulations)? else { continue };
-            lp.update_bar(&format!("final evaluation vs {}", opp.name));
+            lp.status.set(true, format!("final evaluation vs {}", opp.name));
             let label = format!("final-{name}-vs-{}", label_of(&opp.name));
             let t0 = Instant::now();
             let report = evaluator.play(&me, &opp, fin.games, &label)?;
@@ -732,7 +875,7 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
             say(&bar, format!("final: {} ({:.0} s)", s.line(), t0.elapsed().as_secs_f64()));
             final_matches.push(s);
         }
-        lp.metrics.log("final", lp.learner.step(), lp.elapsed(), json!({ "matches": final_matches }));
+        lp.log("final", lp.step, json!({ "matches": final_matches }));
     }
     let ranking = evaluator.rank(1000).ok();
     let _ = lp.index.sync(store.as_ref());
@@ -742,7 +885,7 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
         store: store.url(),
         variant: variant.name.clone(),
         net: arch.to_string(),
-        steps: lp.learner.step(),
+        steps: lp.step,
         iterations: lp.iteration,
         games: lp.games,
         positions: lp.positions,
@@ -798,7 +941,7 @@ fn evaluate(lp: &mut Loop, evaluator: &Evaluator<'_>, name: &str, manifests: &[C
     let mut matches = Vec::new();
     for o in &config.opponents {
         let Some(opp) = opponent(evaluator, o, name, manifests, config.simulations)? else { continue };
-        lp.update_bar(&format!("evaluating {name} vs {}", opp.name));
+        lp.status.set(true, format!("evaluating {name} vs {}", opp.name));
         let label = format!("eval-{name}-vs-{}", label_of(&opp.name));
         let report = evaluator.play(&me, &opp, config.games, &label)?;
         matches.push(MatchSummary::from_report(&report));
@@ -808,7 +951,7 @@ fn evaluate(lp: &mut Loop, evaluator: &Evaluator<'_>, name: &str, manifests: &[C
     let secs = t0.elapsed().as_secs_f64();
     let lines: Vec<String> = matches.iter().map(|m| format!("{} {:.0}%", label_of(&m.opponent), 100.0 * m.score)).collect();
     say(
-        &lp.bar,
+        &lp.status.bar,
         format!(
             "evaluated {name} in {secs:.0} s: {}; Elo {} (random = 0)",
             lines.join(", "),
@@ -826,12 +969,12 @@ fn evaluate(lp: &mut Loop, evaluator: &Evaluator<'_>, name: &str, manifests: &[C
     });
     let step = crate::evaluation::step_of_player(&format!("checkpoints/{name}")).unwrap_or(0);
     let elapsed = lp.elapsed();
-    lp.metrics.log("eval", step, elapsed, value.clone());
+    lp.metrics.lock().expect("metrics lock").log("eval", step, elapsed, value.clone());
     Ok(value)
 }
 
 /// SPRT gating of a new checkpoint against the self-play net; the decision is stored.
-fn gate(lp: &mut Loop, evaluator: &Evaluator<'_>, name: &str) -> anyhow::Result<()> {
+fn gate_checkpoint(lp: &mut Loop, evaluator: &Evaluator<'_>, name: &str) -> anyhow::Result<()> {
     let sims = lp.config.eval.simulations;
     let candidate = evaluator.contestant(&checkpoint_player(name, sims))?;
     let best = evaluator.contestant(&checkpoint_player(&lp.selfplay_checkpoint, sims))?;
@@ -841,7 +984,7 @@ fn gate(lp: &mut Loop, evaluator: &Evaluator<'_>, name: &str) -> anyhow::Result<
     let decision = json!({ "checkpoint": name, "against": lp.selfplay_checkpoint, "promoted": promoted,
         "wins": report.wins, "draws": report.draws, "losses": report.losses, "llr": status.llr });
     let _ = lp.store.publish(&format!("{}{name}.json", artifacts::GATING_DIR), serde_json::to_vec_pretty(&decision)?);
-    say(&lp.bar, format!("gating {name} vs {}: +{} ={} -{}, LLR {:.2}: {}", lp.selfplay_checkpoint, report.wins, report.draws, report.losses, status.llr, if promoted { "promoted" } else { "kept the current net" }));
+    say(&lp.status.bar, format!("gating {name} vs {}: +{} ={} -{}, LLR {:.2}: {}", lp.selfplay_checkpoint, report.wins, report.draws, report.losses, status.llr, if promoted { "promoted" } else { "kept the current net" }));
     if promoted {
         lp.selfplay_checkpoint = name.to_string();
     }
