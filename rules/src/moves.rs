@@ -3,13 +3,13 @@
 //! A move's identity is `(kind, from, to, sorted removed squares, aux square, piece)`, as the
 //! dossiers define it (typhoon.md §8.2, chushin-shogi.md §9.2). The capture of a piece standing
 //! on `to` is implicit and never listed; every *other* removed square is. The struct is `Copy`
-//! and 32 bytes so that move lists never allocate per node.
+//! and small (40 bytes) so that move lists never allocate per node.
 
 use crate::types::{PieceType, Square};
 
-/// The most squares one move can remove besides `to`: a Longleaper crossing a 16x16 board
-/// removes at most seven pieces.
-pub const MAX_EXTRA_CAPTURES: usize = 7;
+/// The most squares one move can remove besides `to`: a Sorcerer's capture line on a board up to
+/// 17 squares wide (longer lines are refused when the variant loads).
+pub const MAX_EXTRA_CAPTURES: usize = 15;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum MoveKind {
@@ -135,6 +135,6 @@ mod tests {
             .with_capture(Square(7))
             .with_capture(Square(2));
         assert_eq!(m.captures(), &[Square(2), Square(5), Square(7)]);
-        assert!(std::mem::size_of::<Move>() <= 32, "{}", std::mem::size_of::<Move>());
+        assert!(std::mem::size_of::<Move>() <= 40, "{}", std::mem::size_of::<Move>());
     }
 }

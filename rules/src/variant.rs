@@ -764,6 +764,20 @@ impl Variant {
             };
             Extinction { types, count: e.count, opponent_count: e.opponent_count, claim: e.claim, value: e.value }
         });
+        // Line captures remove up to one piece per square of a line; moves hold a fixed number.
+        let longest_line = spec.width.max(spec.height) as usize;
+        let line_capturer = powers.iter().flatten().any(|p| {
+            matches!(
+                p,
+                Power::Approach { effect: crate::powers::ApproachEffect::CaptureLine, .. } | Power::LongLeap { .. }
+            )
+        });
+        if line_capturer && longest_line > crate::moves::MAX_EXTRA_CAPTURES + 2 {
+            problems.push(format!(
+                "fields `width`/`height`: line-capturing powers support boards up to {} squares wide",
+                crate::moves::MAX_EXTRA_CAPTURES + 2
+            ));
+        }
         let passers: Vec<bool> = powers.iter().map(|ps| ps.iter().any(|p| matches!(p, Power::Pass))).collect();
         match (spec.pass, passers.iter().any(|&p| p)) {
             (PassRule::None, true) => {

@@ -93,3 +93,17 @@ fn typhoon_sweep_stops_before_a_friend_and_takes_every_enemy_passed() {
     assert!(moves.contains("d4d5") && moves.contains("d4d6xd5") && moves.contains("d4d7xd5xd6"), "{moves:?}");
     assert!(!moves.contains("d4d6") && !moves.contains("d4d7xd5"), "passing over an enemy always takes it");
 }
+
+#[test]
+fn a_sorcerer_line_may_capture_more_than_seven_pieces() {
+    // Found by random self-play (seed 2481): the Blue Sorcerer on k11 can take a long line.
+    let mut pos = typhoon(
+        "(be)(pr)(wa)(cg)1(der)k2(st)2/(hu)(go)(sa)c(fl)fwa(gg)1(SO)(cu)/3(co)(gu)(bt)1(ma)n1(ov)(ot)/4dp1(del)1(gu)1(fu)/6pp1(sg)2/4p2P4/A2p1(CG)3(FU)P1/(FU)(CI)1pP2P(BA)P(DER)(PR)/1P2N(GU)(GU)5/1(OV)(SG)1(ST)1(CO)(WA)3(GO)/(CU)(OT)1(GG)2KD1(BD)(GW)(UN)/(FH)6F(SA)(FL)(HU)1 w",
+    );
+    let moves = all_moves(&mut pos);
+    let longest = moves.iter().map(|m| m.matches('x').count()).max().unwrap_or(0);
+    assert!(longest >= 8, "{moves:?}");
+    for text in &moves {
+        assert_eq!(pos.move_to_string(&pos.clone().parse_move(text).unwrap()), *text);
+    }
+}
