@@ -28,10 +28,9 @@ CARGO ?= cargo
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
 BIN := $(TARGET_DIR)/release/fairyzero
 
-# The main job run by `make train`. Training does not exist yet, so this runs the best
-# end-to-end demo so far; switch this one line when it does, e.g.
-#   MAIN_JOB = $(BIN) train --config configs/runs/<run>.toml
-MAIN_JOB = $(BIN) perft --variant chess --depth 5
+# The main job run by `make train`: the default training run (docs/training.md), about an hour
+# on 2 cores; running it again resumes it.
+MAIN_JOB = $(BIN) train --config configs/runs/default.toml
 
 # The test suite, in the dev/test profile: from scratch it builds about 3x faster than
 # `--release` (no thin LTO of tch's bindings into every test binary), and the rules crate is

@@ -7,10 +7,7 @@ fn main() {
     if os == "linux" || os == "windows" {
         // Set by torch-sys; only visible because torch-sys is a direct dependency.
         if let Some(lib_dir) = std::env::var_os("DEP_TCH_LIBTORCH_LIB") {
-            println!(
-                "cargo:rustc-link-arg=-Wl,-rpath={}",
-                lib_dir.to_string_lossy()
-            );
+            println!("cargo:rustc-link-arg=-Wl,-rpath={}", lib_dir.to_string_lossy());
         }
         println!("cargo:rustc-link-arg=-Wl,--no-as-needed");
         println!("cargo:rustc-link-arg=-ltorch");

@@ -39,7 +39,8 @@ fn main() {
     positions.truncate(batch);
     let enc = StandardEncoding::new(Arc::clone(&v));
     let encoded = enc.encode_batch(positions.iter().map(|(p, l)| (p, l.as_slice())));
-    let policy: Vec<Vec<(u32, f32)>> = positions.iter().map(|(_, l)| vec![(0, 0.5), ((l.len() - 1) as u32, 0.5)]).collect();
+    let policy: Vec<Vec<(u32, f32)>> =
+        positions.iter().map(|(_, l)| vec![(0, 0.5), ((l.len() - 1) as u32, 0.5)]).collect();
     let wdl = vec![[1.0, 0.0, 0.0]; batch];
     let moves = encoded.moves().len();
     tch::manual_seed(0);
@@ -70,7 +71,8 @@ fn main() {
         l.total.backward();
     });
     let mut learner = Learner::new(net, TrainConfig::default());
-    let tb = TrainBatch { encoded: encoded.clone(), policy: policy.clone(), wdl: wdl.clone(), mirror: vec![true; batch] };
+    let tb =
+        TrainBatch { encoded: encoded.clone(), policy: policy.clone(), wdl: wdl.clone(), mirror: vec![true; batch] };
     time("learner step", &mut || {
         learner.train_step(&tb);
     });

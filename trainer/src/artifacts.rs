@@ -129,7 +129,8 @@ pub fn publish_checkpoint(
     let leftovers = store.list(&format!("{prefix}/"))?;
     let manifest_key = format!("{prefix}/{MANIFEST_FILE}");
     if leftovers.iter().any(|o| o.key == manifest_key) {
-        let readable = store.get(&manifest_key).ok().and_then(|b| serde_json::from_slice::<CheckpointManifest>(&b).ok()).is_some();
+        let readable =
+            store.get(&manifest_key).ok().and_then(|b| serde_json::from_slice::<CheckpointManifest>(&b).ok()).is_some();
         if readable {
             anyhow::bail!("checkpoint {name} already exists in the store");
         }
@@ -191,7 +192,12 @@ pub fn verify_checkpoint(store: &dyn Store, m: &CheckpointManifest, cache: &Path
     for f in &m.files {
         let bytes = std::fs::read(dir.join(&f.name)).map_err(|e| format!("{}: {e}", f.name))?;
         if bytes.len() as u64 != f.bytes || sha256_hex(&bytes) != f.sha256 {
-            return Err(format!("{} does not match its manifest (size {} instead of {}, or its hash)", f.name, bytes.len(), f.bytes));
+            return Err(format!(
+                "{} does not match its manifest (size {} instead of {}, or its hash)",
+                f.name,
+                bytes.len(),
+                f.bytes
+            ));
         }
     }
     Ok(dir)
@@ -223,7 +229,13 @@ pub fn quarantine(store: &dyn Store, prefix: &str) -> Result<Vec<String>, StoreE
 }
 
 /// Publishes one finished game as its own chunk; returns its key.
-pub fn publish_game(store: &dyn Store, worker: &str, seq: u64, game: &GameRecord, scratch: &Path) -> anyhow::Result<String> {
+pub fn publish_game(
+    store: &dyn Store,
+    worker: &str,
+    seq: u64,
+    game: &GameRecord,
+    scratch: &Path,
+) -> anyhow::Result<String> {
     let key = format!("{GAMES_DIR}{:013}-{worker}-{seq:06}{CHUNK_SUFFIX}", unix_ms());
     publish_chunk(store, &key, std::slice::from_ref(game), scratch)?;
     Ok(key)
@@ -241,7 +253,12 @@ fn publish_chunk(store: &dyn Store, key: &str, games: &[GameRecord], scratch: &P
 
 /// Replaces the single-game chunks `keys` by one chunk (published first, then the singles are
 /// deleted). Returns the new key.
-pub fn compact_games(store: &dyn Store, keys: &[String], worker: &str, scratch: &Path) -> anyhow::Result<Option<String>> {
+pub fn compact_games(
+    store: &dyn Store,
+    keys: &[String],
+    worker: &str,
+    scratch: &Path,
+) -> anyhow::Result<Option<String>> {
     if keys.len() < 2 {
         return Ok(None);
     }
@@ -308,7 +325,11 @@ pub fn read_game_chunk(store: &dyn Store, key: &str, scratch: &Path) -> anyhow::
 /// Every game in the store, oldest first, without duplicates. Damaged chunks (corrupt,
 /// truncated, not a record) are skipped with a warning and named in the second list; with
 /// `quarantine_damaged` they are also moved to `damaged/`.
-pub fn read_all_games(store: &dyn Store, scratch: &Path, quarantine_damaged: bool) -> anyhow::Result<(Vec<GameRecord>, Vec<String>)> {
+pub fn read_all_games(
+    store: &dyn Store,
+    scratch: &Path,
+    quarantine_damaged: bool,
+) -> anyhow::Result<(Vec<GameRecord>, Vec<String>)> {
     let mut games = Vec::new();
     let mut skipped = Vec::new();
     let mut seen = HashSet::new();
@@ -363,14 +384,18 @@ pub fn publish_matches(store: &dyn Store, label: &str, records: &[MatchRecord]) 
 }
 
 pub fn match_key(label: &str) -> String {
-    let clean: String =
-        label.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '_' }).collect();
+    let clean: String = label
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' { c } else { '_' })
+        .collect();
     format!("{MATCHES_DIR}{}.jsonl", clean.trim_start_matches('.'))
 }
 
-/// The records of one match file with their line numbers, and `key:line: problem` for lines
-/// that could not be read.
-pub fn read_match_file(store: &dyn Store, key: &str) -> Result<(Vec<(usize, MatchRecord)>, Vec<String>), StoreError> {
+/// Match records with their line numbers, and `key:line: problem` for unreadable lines.
+pub type MatchLines = (Vec<(usize, MatchRecord)>, Vec<String>);
+
+/// The records of one match file (see [`MatchLines`]).
+pub fn read_match_file(store: &dyn Store, key: &str) -> Result<MatchLines, StoreError> {
     let bytes = store.get(key)?;
     let text = String::from_utf8_lossy(&bytes);
     let mut records = Vec::new();

@@ -325,7 +325,11 @@ pub struct FinalEvalConfig {
 
 impl Default for FinalEvalConfig {
     fn default() -> Self {
-        FinalEvalConfig { games: 200, opponents: vec!["random".into(), "greedy".into(), "step0".into()], simulations: 16 }
+        FinalEvalConfig {
+            games: 200,
+            opponents: vec!["random".into(), "greedy".into(), "step0".into()],
+            simulations: 16,
+        }
     }
 }
 
@@ -417,7 +421,8 @@ impl RunConfig {
         if !problems.is_empty() {
             return Err(err(problems));
         }
-        let config: RunConfig = toml::Value::Table(table).try_into().map_err(|e: toml::de::Error| err(vec![one_line(&e.to_string())]))?;
+        let config: RunConfig =
+            toml::Value::Table(table).try_into().map_err(|e: toml::de::Error| err(vec![one_line(&e.to_string())]))?;
         config.validate().map_err(err)?;
         Ok(config)
     }
@@ -436,7 +441,10 @@ impl RunConfig {
             }
         };
         let b = &self.budget;
-        check(b.games > 0 || b.steps > 0 || b.minutes > 0.0, "set at least one of budget.games, budget.steps, budget.minutes");
+        check(
+            b.games > 0 || b.steps > 0 || b.minutes > 0.0,
+            "set at least one of budget.games, budget.steps, budget.minutes",
+        );
         check(b.minutes >= 0.0, "budget.minutes must not be negative");
         check(self.iteration.games >= 1, "iteration.games must be at least 1");
         check(self.iteration.samples_per_position > 0.0, "iteration.samples_per_position must be positive");
@@ -445,14 +453,23 @@ impl RunConfig {
             "iteration.max_steps must be 0 or at least iteration.min_steps",
         );
         check(self.replay.window_positions >= 1, "replay.window_positions must be at least 1");
-        check(self.replay.min_positions <= self.replay.window_positions, "replay.min_positions must not exceed replay.window_positions");
+        check(
+            self.replay.min_positions <= self.replay.window_positions,
+            "replay.min_positions must not exceed replay.window_positions",
+        );
         check((0.0..=1.0).contains(&self.replay.search_value_weight), "replay.search_value_weight must be in [0, 1]");
         let t = &self.train;
         check(t.batch_size >= 1, "train.batch_size must be at least 1");
         check(t.optimizer == "adamw", "train.optimizer must be \"adamw\"");
-        check(t.lr > 0.0 && t.lr_min >= 0.0 && t.lr_min <= t.lr, "train.lr must be positive and train.lr_min in [0, lr]");
+        check(
+            t.lr > 0.0 && t.lr_min >= 0.0 && t.lr_min <= t.lr,
+            "train.lr must be positive and train.lr_min in [0, lr]",
+        );
         check(t.weight_decay >= 0.0, "train.weight_decay must not be negative");
-        check((0.0..1.0).contains(&t.beta1) && (0.0..1.0).contains(&t.beta2), "train.beta1 and train.beta2 must be in [0, 1)");
+        check(
+            (0.0..1.0).contains(&t.beta1) && (0.0..1.0).contains(&t.beta2),
+            "train.beta1 and train.beta2 must be in [0, 1)",
+        );
         check(t.eps > 0.0, "train.eps must be positive");
         check(t.grad_clip >= 0.0, "train.grad_clip must not be negative (0 disables clipping)");
         check(t.value_weight >= 0.0, "train.value_weight must not be negative");
@@ -460,7 +477,10 @@ impl RunConfig {
         let e = &self.eval;
         check(e.simulations >= 1 && e.final_eval.simulations >= 1, "eval simulations must be at least 1");
         check(e.threads >= 1, "eval.threads must be at least 1");
-        check(e.sprt.batch >= 2 && e.sprt.max_games >= e.sprt.batch, "eval.sprt.batch must be >= 2 and <= eval.sprt.max_games");
+        check(
+            e.sprt.batch >= 2 && e.sprt.max_games >= e.sprt.batch,
+            "eval.sprt.batch must be >= 2 and <= eval.sprt.max_games",
+        );
         check(e.sprt.elo1 > e.sprt.elo0, "eval.sprt.elo1 must exceed eval.sprt.elo0");
         check(e.gating == Gating::Always || e.every > 0, "gating = \"sprt\" needs eval.every > 0");
         for o in e.opponents.iter().chain(&e.final_eval.opponents) {
@@ -596,9 +616,13 @@ mod tests {
         assert!(e.contains("typo"), "{e}");
         let e = RunConfig::parse("x", MINIMAL, &["selfplay.simulatoins=3".into()]).unwrap_err().to_string();
         assert!(e.contains("simulatoins"), "{e}");
-        let e = RunConfig::parse("x", MINIMAL, &["train.batch_size=0".into(), "budget.games=0".into(), "eval.opponents=[\"x@3\"]".into()])
-            .unwrap_err()
-            .to_string();
+        let e = RunConfig::parse(
+            "x",
+            MINIMAL,
+            &["train.batch_size=0".into(), "budget.games=0".into(), "eval.opponents=[\"x@3\"]".into()],
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("batch_size") && e.contains("budget") && e.contains("opponent"), "{e}");
         let e = RunConfig::parse("x", MINIMAL, &["variant.x=1".into()]).unwrap_err().to_string();
         assert!(e.contains("not a table"), "{e}");
@@ -620,9 +644,39 @@ mod tests {
         assert!((t.lr_at(60) - 0.5).abs() < 1e-9);
         assert_eq!(t.lr_at(110), 0.0);
         assert_eq!(t.lr_at(1000), 0.0);
-        let s = TrainConfig { lr: 1.0, warmup_steps: 0, lr_schedule: LrSchedule::Step, step_at: vec![5, 8], step_factor: 0.1, ..t };
+        let s = TrainConfig {
+            lr: 1.0,
+            warmup_steps: 0,
+            lr_schedule: LrSchedule::Step,
+            step_at: vec![5, 8],
+            step_factor: 0.1,
+            ..t
+        };
         assert_eq!(s.lr_at(4), 1.0);
         assert!((s.lr_at(5) - 0.1).abs() < 1e-12);
         assert!((s.lr_at(9) - 0.01).abs() < 1e-12);
+    }
+}
+
+#[cfg(test)]
+mod shipped_configs {
+    use super::*;
+
+    /// Every configuration in configs/runs/ with a `[net]` section is a valid run file.
+    #[test]
+    fn every_run_config_parses() {
+        let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/runs"));
+        let mut checked = Vec::new();
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap();
+            if path.extension().is_some_and(|e| e == "toml") && text.contains("[net]") {
+                let c = RunConfig::load(&path, &[]).unwrap_or_else(|e| panic!("{e}"));
+                fairyzero_model::synthetic::load_variant(&c.variant).unwrap();
+                checked.push(path.file_name().unwrap().to_string_lossy().into_owned());
+            }
+        }
+        checked.sort();
+        assert_eq!(checked, ["default.toml", "scirocco.toml", "tiny.toml", "typhoon-gpu.toml", "typhoon.toml"]);
     }
 }

@@ -43,14 +43,16 @@ impl CheckpointLoader for StoreLoader {
         let key = path.to_string_lossy().trim_end_matches('/').to_string();
         let name = key.rsplit('/').next().unwrap_or(&key).to_string();
         let manifests = artifacts::list_checkpoints(self.store.as_ref()).map_err(|e| e.to_string())?;
-        let manifest = manifests.iter().find(|m| m.name == name).ok_or_else(|| format!("no checkpoint {name} in the store"))?;
+        let manifest =
+            manifests.iter().find(|m| m.name == name).ok_or_else(|| format!("no checkpoint {name} in the store"))?;
         let dir = artifacts::verify_checkpoint(self.store.as_ref(), manifest, &self.cache)?;
         let options = TorchEvaluatorOptions {
             max_batch: self.max_batch.max(1),
             threads: self.inference_threads,
             ..TorchEvaluatorOptions::default()
         };
-        let eval = TorchEvaluator::from_checkpoint(&dir, Arc::clone(variant), None, self.device, options).map_err(|e| e.to_string())?;
+        let eval = TorchEvaluator::from_checkpoint(&dir, Arc::clone(variant), None, self.device, options)
+            .map_err(|e| e.to_string())?;
         Ok(LoadedCheckpoint { evaluator: Arc::new(eval), step: Some(manifest.step) })
     }
 }
@@ -84,6 +86,15 @@ pub struct MatchSummary {
 impl MatchSummary {
     pub fn from_report(r: &MatchReport) -> MatchSummary {
         let (lo, hi) = r.interval();
+        // No "-0" in reports.
+        let elo = |s: f64| {
+            let e = elo_from_score(s);
+            if e == 0.0 {
+                0.0
+            } else {
+                e
+            }
+        };
         MatchSummary {
             player: r.a.clone(),
             opponent: r.b.clone(),
@@ -94,9 +105,9 @@ impl MatchSummary {
             score: r.score(),
             score_low: lo,
             score_high: hi,
-            elo: elo_from_score(r.score()),
-            elo_low: elo_from_score(lo),
-            elo_high: elo_from_score(hi),
+            elo: elo(r.score()),
+            elo_low: elo(lo),
+            elo_high: elo(hi),
             distinct_games: r.distinct_games,
             openings: r.openings,
         }
@@ -166,23 +177,39 @@ impl Evaluator<'_> {
             }
             return Ok(MatchReport::from_records(&a.name, &b.name, records.into_iter().map(|(_, r)| r).collect()));
         }
-        let report = run_match(&self.variant, a, b, &self.options(games, label), None).with_context(|| format!("match {label}"))?;
+        let report = run_match(&self.variant, a, b, &self.options(games, label), None)
+            .with_context(|| format!("match {label}"))?;
         artifacts::publish_matches(self.store.as_ref(), label, &report.records)?;
         Ok(report)
     }
 
     /// SPRT gating of `candidate` against `best`; the match is stored like any other.
-    pub fn gate(&self, candidate: &Contestant, best: &Contestant, sprt: &SprtGateConfig, label: &str) -> anyhow::Result<(MatchReport, SprtStatus)> {
+    pub fn gate(
+        &self,
+        candidate: &Contestant,
+        best: &Contestant,
+        sprt: &SprtGateConfig,
+        label: &str,
+    ) -> anyhow::Result<(MatchReport, SprtStatus)> {
         let params = SprtParams { elo0: sprt.elo0, elo1: sprt.elo1, alpha: sprt.alpha, beta: sprt.beta };
         let key = artifacts::match_key(label);
         if self.store.exists(&key)? {
             let (records, _) = artifacts::read_match_file(self.store.as_ref(), &key)?;
-            let report = MatchReport::from_records(&candidate.name, &best.name, records.into_iter().map(|(_, r)| r).collect());
+            let report =
+                MatchReport::from_records(&candidate.name, &best.name, records.into_iter().map(|(_, r)| r).collect());
             let status = params.status(report.wins, report.draws, report.losses);
             return Ok((report, status));
         }
-        let (report, status) = run_sprt_match(&self.variant, candidate, best, &self.options(sprt.max_games, label), &params, sprt.batch, None)
-            .with_context(|| format!("gating match {label}"))?;
+        let (report, status) = run_sprt_match(
+            &self.variant,
+            candidate,
+            best,
+            &self.options(sprt.max_games, label),
+            &params,
+            sprt.batch,
+            None,
+        )
+        .with_context(|| format!("gating match {label}"))?;
         artifacts::publish_matches(self.store.as_ref(), label, &report.records)?;
         Ok((report, status))
     }
@@ -194,7 +221,11 @@ impl Evaluator<'_> {
         for p in problems.iter().take(3) {
             tracing::warn!("skipping a stored match result: {p}");
         }
-        let options = RatingOptions { ci: fairyzero_evaluator::CiMethod::Bootstrap(bootstrap), seed: self.seed, ..RatingOptions::default() };
+        let options = RatingOptions {
+            ci: fairyzero_evaluator::CiMethod::Bootstrap(bootstrap),
+            seed: self.seed,
+            ..RatingOptions::default()
+        };
         let mut ranking = build_ranking(&records, step_of_player, &options);
         ranking.skipped_lines = problems.len();
         write_outputs(&self.run_dir, &ranking)?;
@@ -210,7 +241,11 @@ pub fn step_of_player(name: &str) -> Option<u64> {
 }
 
 /// The checkpoint evaluated last before `step` (matches named `eval-<name>-…` exist for it).
-pub fn previous_evaluated(store: &dyn Store, manifests: &[CheckpointManifest], step: u64) -> anyhow::Result<Option<String>> {
+pub fn previous_evaluated(
+    store: &dyn Store,
+    manifests: &[CheckpointManifest],
+    step: u64,
+) -> anyhow::Result<Option<String>> {
     let evaluated: Vec<String> = store.list(artifacts::MATCHES_DIR)?.into_iter().map(|o| o.key).collect();
     Ok(manifests
         .iter()

@@ -162,7 +162,8 @@ impl Index {
         let tx = self.conn.transaction().map_err(sql)?;
         for o in &objects {
             if !known.contains(&o.key) && artifacts::is_game_chunk(&o.key) {
-                tx.execute("INSERT INTO game_files (key, bytes) VALUES (?1, ?2)", params![o.key, o.size as i64]).map_err(sql)?;
+                tx.execute("INSERT INTO game_files (key, bytes) VALUES (?1, ?2)", params![o.key, o.size as i64])
+                    .map_err(sql)?;
                 report.game_files_added += 1;
             }
         }
@@ -201,13 +202,17 @@ impl Index {
     /// `(name, step)` of every checkpoint, by step.
     pub fn checkpoints(&self) -> Result<Vec<(String, u64)>, IndexError> {
         let mut stmt = self.conn.prepare("SELECT name, step FROM checkpoints ORDER BY step").map_err(self.sql())?;
-        let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64))).map_err(self.sql())?;
+        let rows =
+            stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64))).map_err(self.sql())?;
         rows.collect::<Result<Vec<_>, _>>().map_err(self.sql())
     }
 
     /// Number of match games indexed.
     pub fn match_games(&self) -> Result<u64, IndexError> {
-        self.conn.query_row("SELECT COUNT(*) FROM match_games", [], |r| r.get::<_, i64>(0)).map(|n| n as u64).map_err(self.sql())
+        self.conn
+            .query_row("SELECT COUNT(*) FROM match_games", [], |r| r.get::<_, i64>(0))
+            .map(|n| n as u64)
+            .map_err(self.sql())
     }
 
     /// Every player's score against `opponent` (games where they met), by player name.
@@ -257,7 +262,12 @@ fn insert_checkpoint(tx: &rusqlite::Transaction<'_>, m: &CheckpointManifest) -> 
     )
 }
 
-fn insert_match_game(tx: &rusqlite::Transaction<'_>, file: &str, line: usize, r: &MatchRecord) -> rusqlite::Result<usize> {
+fn insert_match_game(
+    tx: &rusqlite::Transaction<'_>,
+    file: &str,
+    line: usize,
+    r: &MatchRecord,
+) -> rusqlite::Result<usize> {
     let result = serde_json::to_value(r.result).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
     tx.execute(
         "INSERT OR REPLACE INTO match_games (file, line, match_id, blue, tan, blue_step, tan_step, result, reason, plies)

@@ -187,7 +187,12 @@ impl Sampler<'_> {
     /// probability 1/2.
     pub fn batch(&self, n: usize, rng: &mut impl Rng) -> TrainBatch {
         let first = self.draw(rng);
-        let mut encoded = EncodedBatch::with_capacity(first.encoded.width(), first.encoded.height(), n, first.encoded.moves().len().max(8));
+        let mut encoded = EncodedBatch::with_capacity(
+            first.encoded.width(),
+            first.encoded.height(),
+            n,
+            first.encoded.moves().len().max(8),
+        );
         let (mut policy, mut wdl, mut mirror) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
         for k in 0..n {
             let s = if k == 0 { first } else { self.draw(rng) };
@@ -217,7 +222,10 @@ mod tests {
         let config = SelfPlayConfig { simulations: 4, games_in_parallel: 4, threads: 1, ..SelfPlayConfig::default() };
         let options = RunOptions { games: n, seed: 3, net: "mock".into(), out_dir: None, progress: false };
         let mut out = Vec::new();
-        run_selfplay(variant, &config, &MockEvaluator::uniform(), &options, &AtomicBool::new(false), |g| out.push(g.clone())).unwrap();
+        run_selfplay(variant, &config, &MockEvaluator::uniform(), &options, &AtomicBool::new(false), |g| {
+            out.push(g.clone())
+        })
+        .unwrap();
         out
     }
 
@@ -278,7 +286,12 @@ mod tests {
             let pos = fairyzero_rules::Position::start(Arc::clone(&v));
             let mut legal = fairyzero_rules::MoveList::new();
             pos.clone().legal_moves(&mut legal);
-            Sample { encoded: enc.encode_batch([(&pos, legal.as_slice())]), policy: vec![], wdl: [1.0, 0.0, 0.0], mirror_ok: false }
+            Sample {
+                encoded: enc.encode_batch([(&pos, legal.as_slice())]),
+                policy: vec![],
+                wdl: [1.0, 0.0, 0.0],
+                mirror_ok: false,
+            }
         };
         let mut window = ReplayWindow::new(10_000, 10);
         // A 100-position game (weight 10 in all) and ten 10-position games (weight 10 each).

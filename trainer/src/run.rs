@@ -31,7 +31,9 @@ use std::{
 
 use anyhow::{bail, Context};
 use fairyzero_evaluator::Contestant;
-use fairyzero_model::{checkpoint, synthetic::load_variant, Net, StandardEncoding, TorchEvaluator, TorchEvaluatorOptions};
+use fairyzero_model::{
+    checkpoint, synthetic::load_variant, Net, StandardEncoding, TorchEvaluator, TorchEvaluatorOptions,
+};
 use fairyzero_rules::Variant;
 use fairyzero_selfplay::{run_selfplay, GameRecord, RunOptions, Summary};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -412,7 +414,8 @@ impl Loop {
             .iter()
             .find(|m| m.name == self.selfplay_checkpoint)
             .with_context(|| format!("the self-play checkpoint {} is not in the store", self.selfplay_checkpoint))?;
-        let dir = artifacts::verify_checkpoint(self.store.as_ref(), m, &self.scratch.join("cache")).map_err(anyhow::Error::msg)?;
+        let dir = artifacts::verify_checkpoint(self.store.as_ref(), m, &self.scratch.join("cache"))
+            .map_err(anyhow::Error::msg)?;
         Ok(checkpoint::load(&dir, Arc::clone(&self.variant), Some(learner.net.config()), self.device, false)?.net)
     }
 
@@ -420,7 +423,10 @@ impl Loop {
         let sp = &self.config.selfplay;
         let per_batch = (sp.games_in_parallel / sp.threads.max(1) * sp.leaves_per_game).max(1) as usize;
         let threads = (self.config.output.inference_threads > 0).then_some(self.config.output.inference_threads);
-        TorchEvaluator::new(net, TorchEvaluatorOptions { max_batch: per_batch, threads, ..TorchEvaluatorOptions::default() })
+        TorchEvaluator::new(
+            net,
+            TorchEvaluatorOptions { max_batch: per_batch, threads, ..TorchEvaluatorOptions::default() },
+        )
     }
 
     fn loader(&self) -> StoreLoader {
@@ -428,7 +434,8 @@ impl Loop {
             store: Arc::clone(&self.store),
             cache: self.scratch.join("cache"),
             device: self.device,
-            inference_threads: (self.config.output.inference_threads > 0).then_some(self.config.output.inference_threads),
+            inference_threads: (self.config.output.inference_threads > 0)
+                .then_some(self.config.output.inference_threads),
             max_batch: self.config.eval.threads.max(1),
         }
     }
@@ -469,7 +476,12 @@ impl Loop {
 
     /// Self-play of one iteration: every finished game is published and added to the window
     /// (and counted for the training thread). Returns the summary and the new chunk keys.
-    fn selfplay(&mut self, evaluator: &TorchEvaluator, stop: &AtomicBool, gate: &TrainGate) -> anyhow::Result<(Summary, Vec<String>)> {
+    fn selfplay(
+        &mut self,
+        evaluator: &TorchEvaluator,
+        stop: &AtomicBool,
+        gate: &TrainGate,
+    ) -> anyhow::Result<(Summary, Vec<String>)> {
         let budget = &self.status.budget;
         let remaining = if budget.games > 0 { budget.games.saturating_sub(self.games) } else { u64::MAX };
         let games = self.config.iteration.games.min(remaining);
@@ -509,7 +521,10 @@ impl Loop {
                 gate.new_positions.fetch_add(n, Ordering::Release);
                 self.status.games.store(self.games, Ordering::Relaxed);
                 let secs = t0.elapsed().as_secs_f64().max(1e-9);
-                self.status.set(true, format!("self-play {:.2} games/s {:.0} pos/s", keys.len() as f64 / secs, added as f64 / secs));
+                self.status.set(
+                    true,
+                    format!("self-play {:.2} games/s {:.0} pos/s", keys.len() as f64 / secs, added as f64 / secs),
+                );
                 if secs_budget > 0.0 && self.status.elapsed() >= secs_budget {
                     stop.store(true, Ordering::Relaxed);
                 }
@@ -559,7 +574,10 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
     let store: Arc<dyn Store> = Arc::new(ObjectStoreBackend::open(&config.store_url())?);
     check_compatible(store.as_ref(), &config)?;
     let resolved = config.to_toml();
-    store.publish(&format!("{}{:013}.toml", artifacts::CONFIG_DIR, artifacts::unix_ms()), resolved.clone().into_bytes())?;
+    store.publish(
+        &format!("{}{:013}.toml", artifacts::CONFIG_DIR, artifacts::unix_ms()),
+        resolved.clone().into_bytes(),
+    )?;
     std::fs::write(run_dir.join("config.toml"), &resolved)?;
     let scratch = run_dir.join(".scratch");
     std::fs::create_dir_all(&scratch)?;
@@ -570,14 +588,21 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
     let mut index = Index::open(&run_dir.join(INDEX_FILE))?;
     if options.rebuild_index {
         let r = index.rebuild(store.as_ref())?;
-        say(&bar, format!("index rebuilt from the store: {} checkpoints, {} match files", r.checkpoints_added, r.match_files_added));
+        say(
+            &bar,
+            format!(
+                "index rebuilt from the store: {} checkpoints, {} match files",
+                r.checkpoints_added, r.match_files_added
+            ),
+        );
     }
 
     // Resume: the newest checkpoint that checks out; damaged ones are moved aside.
     let mut resumed: Option<(Learner, CheckpointManifest)> = None;
     for m in artifacts::list_checkpoints(store.as_ref())?.iter().rev() {
         let attempt = (|| -> anyhow::Result<Learner> {
-            let dir = artifacts::verify_checkpoint(store.as_ref(), m, &scratch.join("cache")).map_err(anyhow::Error::msg)?;
+            let dir =
+                artifacts::verify_checkpoint(store.as_ref(), m, &scratch.join("cache")).map_err(anyhow::Error::msg)?;
             let loaded = checkpoint::load(&dir, Arc::clone(&variant), Some(&arch), device, false)?;
             let mut learner = Learner::new(loaded.net, config.train.clone());
             if let Some(record) = &loaded.header.optimizer {
@@ -934,7 +959,12 @@ fn opponent(
 
 /// Matches of checkpoint `name` against the configured opponents, then the ranking; returns the
 /// metrics object.
-fn evaluate(lp: &mut Loop, evaluator: &Evaluator<'_>, name: &str, manifests: &[CheckpointManifest]) -> anyhow::Result<serde_json::Value> {
+fn evaluate(
+    lp: &mut Loop,
+    evaluator: &Evaluator<'_>,
+    name: &str,
+    manifests: &[CheckpointManifest],
+) -> anyhow::Result<serde_json::Value> {
     let config = lp.config.eval.clone();
     let t0 = Instant::now();
     let me = evaluator.contestant(&checkpoint_player(name, config.simulations))?;
@@ -946,10 +976,12 @@ fn evaluate(lp: &mut Loop, evaluator: &Evaluator<'_>, name: &str, manifests: &[C
         let report = evaluator.play(&me, &opp, config.games, &label)?;
         matches.push(MatchSummary::from_report(&report));
     }
+    lp.status.set(true, String::new());
     let ranking = evaluator.rank(300)?;
     let me_entry = ranking.entries.iter().find(|e| e.player == me.name);
     let secs = t0.elapsed().as_secs_f64();
-    let lines: Vec<String> = matches.iter().map(|m| format!("{} {:.0}%", label_of(&m.opponent), 100.0 * m.score)).collect();
+    let lines: Vec<String> =
+        matches.iter().map(|m| format!("{} {:.0}%", label_of(&m.opponent), 100.0 * m.score)).collect();
     say(
         &lp.status.bar,
         format!(
@@ -984,7 +1016,18 @@ fn gate_checkpoint(lp: &mut Loop, evaluator: &Evaluator<'_>, name: &str) -> anyh
     let decision = json!({ "checkpoint": name, "against": lp.selfplay_checkpoint, "promoted": promoted,
         "wins": report.wins, "draws": report.draws, "losses": report.losses, "llr": status.llr });
     let _ = lp.store.publish(&format!("{}{name}.json", artifacts::GATING_DIR), serde_json::to_vec_pretty(&decision)?);
-    say(&lp.status.bar, format!("gating {name} vs {}: +{} ={} -{}, LLR {:.2}: {}", lp.selfplay_checkpoint, report.wins, report.draws, report.losses, status.llr, if promoted { "promoted" } else { "kept the current net" }));
+    say(
+        &lp.status.bar,
+        format!(
+            "gating {name} vs {}: +{} ={} -{}, LLR {:.2}: {}",
+            lp.selfplay_checkpoint,
+            report.wins,
+            report.draws,
+            report.losses,
+            status.llr,
+            if promoted { "promoted" } else { "kept the current net" }
+        ),
+    );
     if promoted {
         lp.selfplay_checkpoint = name.to_string();
     }

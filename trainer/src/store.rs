@@ -219,13 +219,14 @@ pub fn materialize(store: &dyn Store, prefix: &str, cache: &Path) -> Result<Path
         return Ok(p);
     }
     let dir = prefix.split('/').filter(|p| !p.is_empty()).fold(cache.to_path_buf(), |p, part| p.join(part));
-    let io = |e: std::io::Error| StoreError::Backend { url: store.url(), message: format!("cache {}: {e}", dir.display()) };
+    let io =
+        |e: std::io::Error| StoreError::Backend { url: store.url(), message: format!("cache {}: {e}", dir.display()) };
     std::fs::create_dir_all(&dir).map_err(io)?;
     let prefix_slash = format!("{}/", prefix.trim_end_matches('/'));
     for object in store.list(&prefix_slash)? {
         let name = &object.key[prefix_slash.len()..];
         let target = dir.join(name);
-        if target.metadata().map(|m| m.len()) .ok() == Some(object.size) {
+        if target.metadata().map(|m| m.len()).ok() == Some(object.size) {
             continue;
         }
         let bytes = store.get(&object.key)?;

@@ -35,7 +35,9 @@ pub fn betza_symmetric(text: &str) -> bool {
 pub fn power_symmetric(power: &PowerSpec) -> bool {
     match power {
         PowerSpec::Relay { grants, .. } => betza_symmetric(grants),
-        PowerSpec::Igui { targets } | PowerSpec::Convert { targets } | PowerSpec::Swap { targets } => betza_symmetric(targets),
+        PowerSpec::Igui { targets } | PowerSpec::Convert { targets } | PowerSpec::Swap { targets } => {
+            betza_symmetric(targets)
+        }
         PowerSpec::HopCapture { over, .. } => betza_symmetric(over),
         PowerSpec::Pass => true,
         PowerSpec::HopRider { dirs, .. }
@@ -112,7 +114,10 @@ impl MirrorRules {
 /// there depends on files.
 pub fn mirror_input(input: &mut NetInput, mask: &[bool]) {
     // The layout this relies on: relative squares numbered rank-major, flat `b * H * W + sq`.
-    assert_eq!(ENCODING_VERSION, 1, "mirror_input was written for encoding version 1: check it against the new encoding");
+    assert_eq!(
+        ENCODING_VERSION, 1,
+        "mirror_input was written for encoding version 1: check it against the new encoding"
+    );
     assert_eq!(mask.len() as i64, input.batch, "one mask entry per position");
     if !mask.iter().any(|&m| m) {
         return;
@@ -120,7 +125,9 @@ pub fn mirror_input(input: &mut NetInput, mask: &[bool]) {
     let device = input.pieces.device();
     let (b, h, w) = (input.batch, input.height, input.width);
     let hw = h * w;
-    let m = Tensor::from_slice(&mask.iter().map(|&x| u8::from(x)).collect::<Vec<u8>>()).to_kind(Kind::Bool).to_device(device);
+    let m = Tensor::from_slice(&mask.iter().map(|&x| u8::from(x)).collect::<Vec<u8>>())
+        .to_kind(Kind::Bool)
+        .to_device(device);
 
     input.pieces = input.pieces.flip([2]).where_self(&m.view([b, 1, 1]), &input.pieces);
     input.planes = input.planes.flip([3]).where_self(&m.view([b, 1, 1, 1]), &input.planes);
@@ -239,7 +246,13 @@ betza = "lW"
         }
         s.push_str(if pos.side_to_move() == Color::Blue { " w - " } else { " b - " });
         let ep = match pos.en_passant() {
-            Some(e) => e.squares.iter().filter(|q| !q.is_none()).map(|&q| d.square_name(d.mirror(q))).next().unwrap_or("-".into()),
+            Some(e) => e
+                .squares
+                .iter()
+                .filter(|q| !q.is_none())
+                .map(|&q| d.square_name(d.mirror(q)))
+                .next()
+                .unwrap_or("-".into()),
             None => "-".into(),
         };
         s.push_str(&ep);
@@ -261,13 +274,15 @@ betza = "lW"
             v(&input.move_n_captures),
             v(&input.move_batch),
         );
-        let (aux_m, aux_s, cap_m, cap_s) = (v(&input.aux_move), v(&input.aux_square), v(&input.capture_move), v(&input.capture_square));
+        let (aux_m, aux_s, cap_m, cap_s) =
+            (v(&input.aux_move), v(&input.aux_square), v(&input.capture_move), v(&input.capture_square));
         let mut rows: Vec<Vec<i64>> = (0..from.len())
             .map(|i| {
                 let base = owner[i] * hw;
                 let mut row = vec![owner[i], from[i] - base, to[i] - base, kind[i], mover[i], piece[i], ncap[i]];
                 row.extend(aux_m.iter().zip(&aux_s).filter(|(m, _)| **m == i as i64).map(|(_, s)| s - base));
-                let mut caps: Vec<i64> = cap_m.iter().zip(&cap_s).filter(|(m, _)| **m == i as i64).map(|(_, s)| 1000 + s - base).collect();
+                let mut caps: Vec<i64> =
+                    cap_m.iter().zip(&cap_s).filter(|(m, _)| **m == i as i64).map(|(_, s)| 1000 + s - base).collect();
                 caps.sort();
                 row.extend(caps);
                 row
@@ -318,7 +333,8 @@ betza = "lW"
                     let batch = enc.encode_batch([(&a, la.as_slice()), (&a, la.as_slice())]);
                     let mut input = NetInput::new(&batch, Device::Cpu);
                     mirror_input(&mut input, &[true, false]);
-                    let direct = NetInput::new(&enc.encode_batch([(&b, lb.as_slice()), (&a, la.as_slice())]), Device::Cpu);
+                    let direct =
+                        NetInput::new(&enc.encode_batch([(&b, lb.as_slice()), (&a, la.as_slice())]), Device::Cpu);
                     assert!(input.pieces.equal(&direct.pieces), "{name} pieces: {}", a.to_fen());
                     assert!(input.planes.equal(&direct.planes), "{name} planes: {}", a.to_fen());
                     assert!(input.global.equal(&direct.global), "{name} global: {}", a.to_fen());

@@ -106,7 +106,9 @@ fn now() -> f64 {
 impl EventWriter {
     pub fn create(dir: &Path) -> std::io::Result<EventWriter> {
         std::fs::create_dir_all(dir)?;
-        let host = std::fs::read_to_string("/etc/hostname").map(|h| h.trim().to_string()).unwrap_or_else(|_| "localhost".into());
+        let host = std::fs::read_to_string("/etc/hostname")
+            .map(|h| h.trim().to_string())
+            .unwrap_or_else(|_| "localhost".into());
         let path = dir.join(format!("events.out.tfevents.{}.{host}.{}", now() as u64, std::process::id()));
         let mut w = EventWriter { file: BufWriter::new(File::create(&path)?), path };
         w.write_event(&encode_event(now(), 0, Some("brain.Event:2"), &[]))?;

@@ -34,7 +34,16 @@ fn a_tiny_run_goes_through_every_stage() {
     assert!(summary.final_matches.iter().all(|m| m.games == 8));
 
     // The run directory holds everything a researcher needs.
-    for f in ["config.toml", "metrics.jsonl", "index.sqlite", "ranking.md", "ranking.json", "ranking.png", "summary.md", "summary.json"] {
+    for f in [
+        "config.toml",
+        "metrics.jsonl",
+        "index.sqlite",
+        "ranking.md",
+        "ranking.json",
+        "ranking.png",
+        "summary.md",
+        "summary.json",
+    ] {
         assert!(run.join(f).exists(), "{f} is missing");
     }
     let tb: Vec<_> = std::fs::read_dir(run.join("tensorboard")).unwrap().collect();

@@ -82,14 +82,18 @@ fn kill_when(mut child: Child, what: &str, ready: impl Fn() -> bool) {
 
 fn start_lines(run_dir: &Path) -> Vec<serde_json::Value> {
     let text = std::fs::read_to_string(run_dir.join("metrics.jsonl")).unwrap();
-    text.lines().filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok()).filter(|l| l["kind"] == "start").collect()
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|l| l["kind"] == "start")
+        .collect()
 }
 
 #[test]
 fn killed_runs_resume_from_the_last_checkpoint_without_losing_games() {
     let tmp = tempfile::tempdir().unwrap();
     let run: PathBuf = tmp.path().join("run");
-    let singles = |run: &Path| store(run).list(artifacts::GAMES_DIR).unwrap().iter().filter(|o| !o.key.contains("-c0")).count();
+    let singles =
+        |run: &Path| store(run).list(artifacts::GAMES_DIR).unwrap().iter().filter(|o| !o.key.contains("-c0")).count();
 
     // 1. Killed in the first iteration's self-play, before any training.
     kill_when(spawn(&run), "five games", || singles(&run) >= 5);
@@ -98,7 +102,9 @@ fn killed_runs_resume_from_the_last_checkpoint_without_losing_games() {
 
     // 2. Killed after the first trained checkpoint, in the next iteration's self-play.
     let child = spawn(&run);
-    kill_when(child, "a checkpoint and three more games", || !trained_checkpoints(&run).is_empty() && singles(&run) >= 3);
+    kill_when(child, "a checkpoint and three more games", || {
+        !trained_checkpoints(&run).is_empty() && singles(&run) >= 3
+    });
     let at_kill_2 = games(&run);
     assert!(at_kill_2.is_superset(&before), "games were lost");
     let first = trained_checkpoints(&run);
