@@ -72,6 +72,11 @@ pub mod global {
 /// kind does not change checkpoint shapes.
 pub const MOVE_KIND_SLOTS: usize = 16;
 
+/// Rows in the net's embedding of the number of extra captured squares: counts from 0 to
+/// `CAPTURE_COUNT_SLOTS - 1`, larger counts share the last row. A constant of its own, so that
+/// the rules engine raising its capture limit does not change checkpoint shapes.
+pub const CAPTURE_COUNT_SLOTS: usize = 16;
+
 /// The id of a move kind in the network's move-kind embedding. Exhaustive on purpose: a new
 /// [`MoveKind`] in the rules engine must be given an id here.
 pub fn move_kind_id(kind: MoveKind) -> u8 {

@@ -28,7 +28,7 @@
 
 use std::sync::Arc;
 
-use fairyzero_rules::{moves::MAX_EXTRA_CAPTURES, Variant};
+use fairyzero_rules::Variant;
 use tch::{
     nn::{self, Module},
     Device, Kind, Tensor,
@@ -36,7 +36,7 @@ use tch::{
 
 use crate::{
     config::NetConfig,
-    encoding::{global, piece_vocab, plane, EncodedBatch, MOVE_KIND_SLOTS, NO_SQUARE},
+    encoding::{global, piece_vocab, plane, EncodedBatch, CAPTURE_COUNT_SLOTS, MOVE_KIND_SLOTS, NO_SQUARE},
     identity::{piece_identities, PieceIdentity},
 };
 
@@ -123,7 +123,7 @@ impl NetInput {
                     cols[2 * total_moves + m] = f.kind as i64;
                     cols[3 * total_moves + m] = f.mover as i64;
                     cols[4 * total_moves + m] = f.piece as i64;
-                    cols[5 * total_moves + m] = f.n_captures as i64;
+                    cols[5 * total_moves + m] = (f.n_captures as usize).min(CAPTURE_COUNT_SLOTS - 1) as i64;
                     cols[6 * total_moves + m] = b as i64;
                     if f.aux != NO_SQUARE {
                         aux_pairs.push((m as i64, base + f.aux as i64));
@@ -305,7 +305,7 @@ impl Net {
             kind_embedding: embedding(&policy / "kind_embedding", MOVE_KIND_SLOTS, d, small),
             mover_embedding: embedding(&policy / "mover_embedding", types + 1, d, small),
             promo_embedding: embedding(&policy / "piece_embedding", types + 1, d, small),
-            captures_embedding: embedding(&policy / "captures_embedding", MAX_EXTRA_CAPTURES + 1, d, small),
+            captures_embedding: embedding(&policy / "captures_embedding", CAPTURE_COUNT_SLOTS, d, small),
             policy_out: linear(&policy / "out", d, 1),
             value_conv: conv(&root / "value" / "conv", c, config.value_channels, 1),
             value_fc1: linear(&root / "value" / "fc1", 3 * config.value_channels, config.value_hidden),

@@ -462,9 +462,7 @@ fn golden_outputs_of_a_deterministic_tiny_net() {
         return;
     }
     let want = std::fs::read_to_string(&path).expect("tests/data/golden-tiny.txt (FAIRYZERO_BLESS=1 writes it)");
-    let parse = |line: &str| -> Vec<f64> {
-        line.split([' ', '=']).filter_map(|w| w.parse::<f64>().ok()).collect()
-    };
+    let parse = |line: &str| -> Vec<f64> { line.split([' ', '=']).filter_map(|w| w.parse::<f64>().ok()).collect() };
     for (g, w) in got.iter().zip(want.lines()) {
         let (a, b) = (parse(g), parse(w));
         let close = a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| (x - y).abs() < 2e-4);
