@@ -187,7 +187,8 @@ impl Default for ReplayConfig {
 pub enum LrSchedule {
     /// `lr` throughout (after the warm-up).
     Constant,
-    /// Cosine from `lr` at the end of the warm-up to `lr_min` at `decay_steps`, then `lr_min`.
+    /// Cosine from `lr` at the end of the warm-up to `lr_min` at `decay_steps`, then `lr_min`;
+    /// with `decay_steps = 0`, over the run's budget instead (see [`TrainConfig::lr_at`]).
     Cosine,
     /// `lr`, multiplied by `step_factor` at every step listed in `step_at`.
     Step,
@@ -205,7 +206,9 @@ pub struct TrainConfig {
     pub lr_schedule: LrSchedule,
     /// Linear warm-up from 0 over this many steps.
     pub warmup_steps: u64,
-    /// Cosine: the step at which the rate reaches `lr_min`.
+    /// Cosine: the step at which the rate reaches `lr_min`; 0: at the end of the budget (the
+    /// cosine follows the fraction of the budget used, whichever of games, steps and minutes
+    /// runs out first), which adapts the schedule to the machine's speed.
     pub decay_steps: u64,
     pub lr_min: f64,
     /// Step schedule: steps at which the rate is multiplied by `step_factor`.
@@ -250,6 +253,22 @@ impl Default for TrainConfig {
 }
 
 impl TrainConfig {
+    /// The learning rate at optimizer step `step` (0-based: the rate of the `step + 1`-th update)
+    /// when the run has used the fraction `progress` of its budget (only a cosine schedule with
+    /// `decay_steps = 0` looks at it).
+    pub fn lr_at_progress(&self, step: u64, progress: f64) -> f64 {
+        if self.lr_schedule == LrSchedule::Cosine && self.decay_steps == 0 {
+            let warm = if self.warmup_steps > 0 && step < self.warmup_steps {
+                (step + 1) as f64 / self.warmup_steps as f64
+            } else {
+                1.0
+            };
+            let t = progress.clamp(0.0, 1.0);
+            return warm * (self.lr_min + 0.5 * (self.lr - self.lr_min) * (1.0 + (std::f64::consts::PI * t).cos()));
+        }
+        self.lr_at(step)
+    }
+
     /// The learning rate at optimizer step `step` (0-based: the rate of the `step + 1`-th update).
     pub fn lr_at(&self, step: u64) -> f64 {
         let warm = if self.warmup_steps > 0 && step < self.warmup_steps {
@@ -644,6 +663,7 @@ mod tests {
         assert!((t.lr_at(60) - 0.5).abs() < 1e-9);
         assert_eq!(t.lr_at(110), 0.0);
         assert_eq!(t.lr_at(1000), 0.0);
+        assert_eq!(t.lr_at_progress(60, 0.9), t.lr_at(60), "fixed decay_steps ignore the progress");
         let s = TrainConfig {
             lr: 1.0,
             warmup_steps: 0,
@@ -652,6 +672,10 @@ mod tests {
             step_factor: 0.1,
             ..t
         };
+        let b = TrainConfig { lr: 1.0, lr_min: 0.0, warmup_steps: 0, decay_steps: 0, ..TrainConfig::default() };
+        assert_eq!(b.lr_at_progress(5, 0.0), 1.0);
+        assert!((b.lr_at_progress(5, 0.5) - 0.5).abs() < 1e-12);
+        assert!(b.lr_at_progress(5, 1.0).abs() < 1e-12);
         assert_eq!(s.lr_at(4), 1.0);
         assert!((s.lr_at(5) - 0.1).abs() < 1e-12);
         assert!((s.lr_at(9) - 0.01).abs() < 1e-12);

@@ -53,6 +53,8 @@ pub struct Learner {
     pub net: Net,
     pub optimizer: AdamW,
     pub config: TrainConfig,
+    /// The fraction of the run's budget used, for a schedule over the budget.
+    pub progress: f64,
 }
 
 impl Learner {
@@ -67,7 +69,7 @@ impl Learner {
                 weight_decay: config.weight_decay,
             },
         );
-        Learner { net, optimizer, config }
+        Learner { net, optimizer, config, progress: 0.0 }
     }
 
     /// Optimizer updates applied so far (the training step).
@@ -93,7 +95,7 @@ impl Learner {
             (f64::try_from(ent).unwrap_or(f64::NAN), f64::try_from(tent).unwrap_or(f64::NAN))
         });
 
-        let lr = self.config.lr_at(self.optimizer.step_count());
+        let lr = self.config.lr_at_progress(self.optimizer.step_count(), self.progress);
         self.optimizer.set_learning_rate(lr);
         // The schedule owns the rate; the other hyper-parameters follow the configuration (a
         // resumed optimizer brings the values it was saved with).

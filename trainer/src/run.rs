@@ -325,6 +325,8 @@ fn train_loop(learner: &mut Learner, job: &TrainJob, gate: &TrainGate, rng: &mut
             std::thread::sleep(std::time::Duration::from_millis(10));
             continue;
         };
+        learner.progress =
+            job.status.budget.fraction(job.status.games.load(Ordering::Relaxed), learner.step(), job.status.elapsed());
         let stats = learner.train_step(&batch);
         idle_since = Instant::now();
         all.push(stats);
