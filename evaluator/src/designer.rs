@@ -13,10 +13,16 @@
 //!
 //! [`run_piece_values`]: for each non-royal piece type X present in the start position, one X
 //! (the first in square order) is removed from one side; half the games remove it from Blue,
-//! half from Tan, from distinct openings (random plies after the handicapped start). The full
-//! side's score `s` becomes an Elo advantage `400 log10(s / (1 - s))`, and X's value is
+//! half from Tan, from distinct openings (random plies after the handicapped start). A type the
+//! start position lacks (a promoted piece) is *added* instead, for one side, on the quiet square
+//! of its half nearest its first rank ([`Imbalance::Added`]). The score `s` of the side with the
+//! piece becomes an Elo advantage `400 log10(s / (1 - s))`, and X's value is
 //! `Elo(X) / Elo(reference)` in reference units (pawn by default). Intervals: the 95% Wilson
-//! interval of each score, mapped to Elo, and the ratio's extremes.
+//! interval of each score, mapped to Elo, and the ratio's extremes. A variant with a setup phase
+//! is measured from its default array.
+//!
+//! The other two methods, which need self-play games rather than new matches, are in
+//! [`crate::material`].
 //!
 //! # Accumulation
 //!
@@ -31,12 +37,13 @@ use std::{
     sync::Arc,
 };
 
-use fairyzero_rules::{Color, EndReason, Move, MoveList, Piece, Position, Variant};
+use fairyzero_rules::{Color, EndReason, Move, MoveList, Piece, PieceType, Position, Square, Variant};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
 use crate::{
+    material::MethodReport,
     matches::{GameRecord, GameResult, RECORD_VERSION},
     player::{Contestant, GameContext, PlayerSpec},
     ratings::wilson_interval,
@@ -554,6 +561,7 @@ fn write_balance_files(report: &BalanceReport, out: &Path) -> Result<(), Error> 
 #[derive(Clone, Debug, PartialEq)]
 pub struct PieceValueRow {
     pub piece: String,
+    pub imbalance: Imbalance,
     /// Games with the piece removed (both sides together).
     pub games: usize,
     /// The full side's score and its 95% interval.
@@ -588,42 +596,62 @@ fn elo_of(score: f64, n: usize) -> f64 {
 /// The start position without one piece of `kind` of `color` (the first in square order).
 fn handicapped(v: &Arc<Variant>, kind: usize, color: Color) -> Option<Position> {
     let start = Position::start(Arc::clone(v));
+    let target = Piece::new(PieceType(kind as u8), color);
+    let sq = squares_of(&start).find(|&s| start.piece_at(s) == Some(target))?;
+    start.edited(&[(sq, None)]).ok()
+}
+
+fn squares_of(pos: &Position) -> impl Iterator<Item = Square> {
+    (0..pos.board().len()).map(|i| Square(i as u16))
+}
+
+/// The start position with one more piece of `kind` for `color` (a type the start does not
+/// have, such as a promoted one): on the empty square of its own half nearest its first rank,
+/// central files first, where the piece is not attacked and gives no check, and the game goes on.
+fn reinforced(v: &Arc<Variant>, kind: usize, color: Color) -> Option<(Position, Square)> {
+    let start = Position::start(Arc::clone(v));
     let d = v.dims;
-    let target = Piece::new(fairyzero_rules::PieceType(kind as u8), color);
-    let mut removed = false;
-    let mut board = String::new();
-    for rank in (0..d.height as i32).rev() {
-        let mut empty = 0;
-        for file in 0..d.width as i32 {
+    let piece = Piece::new(PieceType(kind as u8), color);
+    let centre = (d.width as f64 - 1.0) / 2.0;
+    let mut files: Vec<i32> = (0..d.width as i32).collect();
+    files.sort_by(|a, b| (*a as f64 - centre).abs().total_cmp(&(*b as f64 - centre).abs()).then(a.cmp(b)));
+    let mut legal = MoveList::new();
+    for relative in 0..(d.height as i32 + 1) / 2 {
+        let rank = if color == Color::Blue { relative } else { d.height as i32 - 1 - relative };
+        for &file in &files {
             let sq = d.square(file, rank).expect("on the board");
-            match start.piece_at(sq) {
-                Some(p) if p != target || removed => {
-                    if empty > 0 {
-                        board.push_str(&empty.to_string());
-                        empty = 0;
-                    }
-                    board.push_str(&v.piece_token(p));
-                }
-                Some(_) => {
-                    removed = true;
-                    empty += 1;
-                }
-                None => empty += 1,
+            if start.piece_at(sq).is_some() {
+                continue;
+            }
+            let Ok(mut pos) = start.edited(&[(sq, Some(piece))]) else { continue };
+            if pos.is_attacked(sq, color.other()) || pos.in_check(color.other()) {
+                continue;
+            }
+            pos.legal_moves(&mut legal);
+            if !legal.is_empty() && pos.outcome_with(&legal).is_none() {
+                return Some((pos, sq));
             }
         }
-        if empty > 0 {
-            board.push_str(&empty.to_string());
-        }
-        if rank > 0 {
-            board.push('/');
+    }
+    None
+}
+
+/// How a piece type's imbalance is made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Imbalance {
+    /// One of the side's pieces of the type is taken from the start position.
+    Removed,
+    /// The side gets one more, on a quiet square of its half (types not in the start position).
+    Added,
+}
+
+impl Imbalance {
+    fn key(self) -> &'static str {
+        match self {
+            Imbalance::Removed => "minus",
+            Imbalance::Added => "plus",
         }
     }
-    if !removed {
-        return None;
-    }
-    let fen = start.to_fen();
-    let rest = fen.split_once(' ').map(|(_, r)| r).unwrap_or("");
-    Position::from_fen(Arc::clone(v), &format!("{board} {rest}")).ok()
 }
 
 /// Checks that `spec` may measure piece values (no values it would be told).
@@ -652,12 +680,6 @@ pub fn run_piece_values(
     progress: Option<&DesignProgress<'_>>,
 ) -> Result<PieceValueReport, Error> {
     check_piece_value_player(spec)?;
-    if Position::setup_start(Arc::clone(variant)).is_some() {
-        return Err(Error::Match(format!(
-            "variant {} has a setup phase: piece-values needs a fixed start position",
-            variant.name
-        )));
-    }
     let token_of = |t: usize| variant.pieces[t].token.clone();
     let reference_type = variant
         .piece_by_token(reference)
@@ -689,20 +711,28 @@ pub fn run_piece_values(
             skipped.push((token_of(t), "royal".to_string()));
             continue;
         }
-        let (Some(blue), Some(tan)) = (handicapped(variant, t, Color::Blue), handicapped(variant, t, Color::Tan))
-        else {
-            skipped
-                .push((token_of(t), "not in the start position (promotion-only types are not measured)".to_string()));
-            if t == reference_type {
+        let starts = match (handicapped(variant, t, Color::Blue), handicapped(variant, t, Color::Tan)) {
+            (Some(blue), Some(tan)) => Some((Imbalance::Removed, blue, tan)),
+            _ if t == reference_type => {
                 return Err(Error::Match(format!("the reference piece {reference} is not in the start position")));
             }
+            _ => match (reinforced(variant, t, Color::Blue), reinforced(variant, t, Color::Tan)) {
+                (Some((blue, _)), Some((tan, _))) => Some((Imbalance::Added, blue, tan)),
+                _ => None,
+            },
+        };
+        let Some((imbalance, blue, tan)) = starts else {
+            skipped.push((
+                token_of(t),
+                "not in the start position, and no quiet square of a side's half takes one more".to_string(),
+            ));
             continue;
         };
-        measured.push(t);
+        measured.push((t, imbalance));
         for (side, pos) in [("blue", blue), ("tan", tan)] {
             let text = pos.to_fen();
             experiments.push(Experiment {
-                key: format!("piece-values minus={} side={side}", token_of(t)),
+                key: format!("piece-values {}={} side={side}", imbalance.key(), token_of(t)),
                 start: pos,
                 start_text: text,
             });
@@ -712,32 +742,32 @@ pub fn run_piece_values(
     run_experiments(variant, player, &experiments, &per_side, &ResultStore::new(out), progress)?;
     let records = ResultStore::new(out).load()?.records;
     let all = tallies(variant, &player.name, &records);
-    // The full side's tally per type.
-    let full = |t: usize| -> Tally {
+    // The tally of the side with the piece (the full side, or the reinforced one) per type.
+    let full = |t: usize, imbalance: Imbalance| -> Tally {
         let mut out = Tally::default();
-        if let Some(b) = all.get(&format!("piece-values minus={} side=blue", token_of(t))) {
-            // Blue is handicapped: the full side (Tan) wins Blue's losses.
-            out.wins += b.losses;
-            out.draws += b.draws;
-            out.losses += b.wins;
-        }
-        if let Some(tn) = all.get(&format!("piece-values minus={} side=tan", token_of(t))) {
-            out.wins += tn.wins;
-            out.draws += tn.draws;
-            out.losses += tn.losses;
+        let key = |side: &str| format!("piece-values {}={} side={side}", imbalance.key(), token_of(t));
+        // Blue's tallies; Blue has the piece when Tan was handicapped or Blue reinforced.
+        let blue_has_it = |side: &str| (side == "tan") == (imbalance == Imbalance::Removed);
+        for side in ["blue", "tan"] {
+            if let Some(b) = all.get(&key(side)) {
+                let (w, l) = if blue_has_it(side) { (b.wins, b.losses) } else { (b.losses, b.wins) };
+                out.wins += w;
+                out.draws += b.draws;
+                out.losses += l;
+            }
         }
         out
     };
-    let elo_row = |t: usize| {
-        let tally = full(t);
+    let elo_row = |t: usize, imbalance: Imbalance| {
+        let tally = full(t, imbalance);
         let n = tally.games();
         let (lo, hi) = tally.interval();
         (tally, elo_of(tally.score(), n), (elo_of(lo, n), elo_of(hi, n)))
     };
-    let (_, ref_elo, ref_ci) = elo_row(reference_type);
+    let (_, ref_elo, ref_ci) = elo_row(reference_type, Imbalance::Removed);
     let mut rows = Vec::new();
-    for &t in &measured {
-        let (tally, elo, elo_ci) = elo_row(t);
+    for &(t, imbalance) in &measured {
+        let (tally, elo, elo_ci) = elo_row(t, imbalance);
         let (value, value_ci) = if t == reference_type {
             (1.0, (1.0, 1.0))
         } else {
@@ -756,6 +786,7 @@ pub fn run_piece_values(
         };
         rows.push(PieceValueRow {
             piece: token_of(t),
+            imbalance,
             games: tally.games(),
             score: tally.score(),
             score_ci: tally.interval(),
@@ -779,16 +810,17 @@ pub fn run_piece_values(
 
 fn write_piece_value_files(report: &PieceValueReport, out: &Path) -> Result<(), Error> {
     let mut csv =
-        String::from("piece,games,score,score_low,score_high,elo,elo_low,elo_high,value,value_low,value_high\n");
+        String::from("piece,imbalance,games,score,score_low,score_high,elo,elo_low,elo_high,value,value_low,value_high\n");
     let mut md = format!(
-        "# Piece values of {} by material-imbalance matches ({} against itself)\n\nValue = Elo advantage of the side with the piece / that of the reference `{}`; 95% intervals.\n\n| piece | games | full side's score | Elo | value | 95% CI |\n|---|---:|---:|---:|---:|---|\n",
+        "# Piece values of {} by material-imbalance matches ({} against itself)\n\nValue = Elo advantage of the side with the piece / that of the reference `{}`; 95% intervals.\n\n| piece | imbalance | games | score of the side with it | Elo | value | 95% CI |\n|---|---|---:|---:|---:|---:|---|\n",
         report.variant, report.player, report.reference
     );
     for r in &report.rows {
         let _ = writeln!(
             csv,
-            "{},{},{:.4},{:.4},{:.4},{:.1},{:.1},{:.1},{:.3},{:.3},{:.3}",
+            "{},{},{},{:.4},{:.4},{:.4},{:.1},{:.1},{:.1},{:.3},{:.3},{:.3}",
             r.piece,
+            r.imbalance.key(),
             r.games,
             r.score,
             r.score_ci.0,
@@ -802,8 +834,13 @@ fn write_piece_value_files(report: &PieceValueReport, out: &Path) -> Result<(), 
         );
         let _ = writeln!(
             md,
-            "| {} | {} | {:.3} ({:.3}–{:.3}) | {:+.0} | {:.2} | {:.2}–{:.2} |",
-            r.piece, r.games, r.score, r.score_ci.0, r.score_ci.1, r.elo, r.value, r.value_ci.0, r.value_ci.1
+            "| {} | {} | {} | {:.3} ({:.3}–{:.3}) | {:+.0} | {:.2} | {:.2}–{:.2} |",
+            r.piece,
+            match r.imbalance {
+                Imbalance::Removed => "one removed",
+                Imbalance::Added => "one added",
+            },
+            r.games, r.score, r.score_ci.0, r.score_ci.1, r.elo, r.value, r.value_ci.0, r.value_ci.1
         );
     }
     for (p, why) in &report.skipped {
@@ -825,6 +862,97 @@ fn write_piece_value_files(report: &PieceValueReport, out: &Path) -> Result<(), 
         None,
         &out.join("piece-values.png"),
     )
+}
+
+/// Writes `piece-values-<method>.{csv,md,png}` of a probe or fit table.
+pub fn write_method_files(report: &MethodReport, out: &Path) -> Result<(), Error> {
+    std::fs::create_dir_all(out).map_err(io_err(out))?;
+    let mut csv = String::from("piece,samples,raw,raw_low,raw_high,value,value_low,value_high\n");
+    let title = match report.method {
+        "probe" => "value-net probe",
+        "fit" => "least-squares fit of game results on material",
+        other => other,
+    };
+    let mut md = format!(
+        "# Piece values of {} by {title}\n\nSource: {}. Raw measure: {}. Value = raw / raw of the reference `{}`; 95% bootstrap intervals.\n\n| piece | samples | raw | raw 95% CI | value | 95% CI |\n|---|---:|---:|---|---:|---|\n",
+        report.variant, report.source, report.raw_unit, report.reference
+    );
+    for r in &report.rows {
+        let _ = writeln!(
+            csv,
+            "{},{},{:.5},{:.5},{:.5},{:.3},{:.3},{:.3}",
+            r.piece, r.samples, r.raw, r.raw_ci.0, r.raw_ci.1, r.value, r.value_ci.0, r.value_ci.1
+        );
+        let _ = writeln!(
+            md,
+            "| {} | {} | {:.4} | {:.4}–{:.4} | {:.2} | {:.2}–{:.2} |",
+            r.piece, r.samples, r.raw, r.raw_ci.0, r.raw_ci.1, r.value, r.value_ci.0, r.value_ci.1
+        );
+    }
+    for (p, why) in &report.skipped {
+        let _ = writeln!(md, "\nNot measured: `{p}` ({why}).");
+    }
+    for (ext, text) in [("csv", csv), ("md", md)] {
+        let p = out.join(format!("piece-values-{}.{ext}", report.method));
+        std::fs::write(&p, text).map_err(io_err(&p))?;
+    }
+    let bars: Vec<Bar> = report
+        .rows
+        .iter()
+        .map(|r| Bar { label: r.piece.clone(), value: r.value, lo: r.value_ci.0, hi: r.value_ci.1 })
+        .collect();
+    bar_plot(
+        &bars,
+        &format!("piece values ({title}) in units of {} (95% CI)", report.reference),
+        None,
+        &out.join(format!("piece-values-{}.png", report.method)),
+    )
+}
+
+/// Writes `piece-values-compare.md`: one column per method that was run, pieces as rows.
+pub fn write_comparison(matches: Option<&PieceValueReport>, others: &[MethodReport], out: &Path) -> Result<(), Error> {
+    type Column = (String, BTreeMap<String, (f64, (f64, f64))>);
+    let mut columns: Vec<Column> = Vec::new();
+    if let Some(m) = matches {
+        columns.push((
+            format!("matches ({})", m.player),
+            m.rows.iter().map(|r| (r.piece.clone(), (r.value, r.value_ci))).collect(),
+        ));
+    }
+    for o in others {
+        columns.push((o.method.to_string(), o.rows.iter().map(|r| (r.piece.clone(), (r.value, r.value_ci))).collect()));
+    }
+    let mut pieces: Vec<String> = columns.iter().flat_map(|(_, c)| c.keys().cloned()).collect();
+    pieces.sort();
+    pieces.dedup();
+    let variant = matches.map(|m| m.variant.clone()).or_else(|| others.first().map(|o| o.variant.clone()));
+    let reference = matches.map(|m| m.reference.clone()).or_else(|| others.first().map(|o| o.reference.clone()));
+    let mut md = format!(
+        "# Piece values of {} in units of `{}`, by method (95% intervals)\n\n| piece |",
+        variant.unwrap_or_default(),
+        reference.unwrap_or_default()
+    );
+    for (name, _) in &columns {
+        let _ = write!(md, " {name} |");
+    }
+    md.push_str("\n|---|");
+    md.push_str(&"---|".repeat(columns.len()));
+    md.push('\n');
+    for p in &pieces {
+        let _ = write!(md, "| {p} |");
+        for (_, c) in &columns {
+            match c.get(p) {
+                Some((v, (lo, hi))) => {
+                    let _ = write!(md, " {v:.2} ({lo:.2}–{hi:.2}) |");
+                }
+                None => md.push_str(" – |"),
+            }
+        }
+        md.push('\n');
+    }
+    let path = out.join("piece-values-compare.md");
+    std::fs::create_dir_all(out).map_err(io_err(out))?;
+    std::fs::write(&path, md).map_err(io_err(&path))
 }
 
 // ---------------------------------------------------------------------------------------------

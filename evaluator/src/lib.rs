@@ -28,6 +28,7 @@
 
 pub mod alphabeta;
 pub mod designer;
+pub mod material;
 pub mod matches;
 pub mod player;
 pub mod plot;

@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use fairyzero_evaluator::{
-    designer::{run_balance, run_piece_values, DesignOptions, SetupSelection},
+    designer::{run_balance, run_piece_values, write_comparison, write_method_files, DesignOptions, Imbalance, SetupSelection},
     PlayerSpec, SearchPlayerConfig,
 };
 use fairyzero_rules::Variant;
@@ -82,4 +82,98 @@ fn piece_values_order_queen_rook_pawn() {
     let (spec, ab) = contestant("alphabeta:1", &v);
     assert!(run_piece_values(&v, &spec, &ab, None, "P", &options, dir.path(), None).is_err());
     eprintln!("piece-values test: {:?}", t.elapsed());
+}
+
+/// A type the start position lacks (here an Amazon that pawns may promote to) is measured by
+/// giving one side an extra one (Los Alamos: Gardner's third rank is all under pawn attack, so
+/// no quiet square would take it there).
+#[test]
+fn promotion_only_types_are_measured_by_addition() {
+    let text = r#"
+name = "losalamos-amazon"
+extends = "losalamos"
+[[piece]]
+token = "P"
+promotes_to = ["Q", "R", "N", "A"]
+[[piece]]
+name = "amazon"
+token = "A"
+betza = "QN"
+"#;
+    let v = Variant::from_toml("losalamos-amazon.toml", text, None).unwrap();
+    let (spec, ab) = contestant("alphabeta:1:values=uniform", &v);
+    let dir = tempfile::tempdir().unwrap();
+    let options = DesignOptions { games: 40, random_plies: 2, seed: 4, move_cap: Some(60), threads: 4, batch: 40 };
+    let pieces = ["A".to_string()];
+    let gardner = Variant::from_toml("g.toml", &text.replace("losalamos", "gardner").replace("\"N\", \"A\"", "\"B\", \"N\", \"A\""), None).unwrap();
+    let (gspec, gab) = contestant("alphabeta:1:values=uniform", &gardner);
+    let small = DesignOptions { games: 2, ..options.clone() };
+    let report = run_piece_values(&gardner, &gspec, &gab, Some(&pieces), "P", &small, dir.path(), None).unwrap();
+    assert!(report.skipped.iter().any(|(p, why)| p == "A" && why.contains("no quiet square")), "{:?}", report.skipped);
+    let report = run_piece_values(&v, &spec, &ab, Some(&pieces), "P", &options, dir.path(), None).unwrap();
+    let amazon = report.rows.iter().find(|r| r.piece == "A").expect("the amazon is measured");
+    assert_eq!(amazon.imbalance, Imbalance::Added);
+    assert_eq!(amazon.games, 40);
+    let pawn = report.rows.iter().find(|r| r.piece == "P").unwrap();
+    assert_eq!(pawn.imbalance, Imbalance::Removed);
+    // An extra amazon is a significant advantage even to a 1-ply player.
+    assert!(amazon.score_ci.0 > 0.5, "{amazon:?}");
+    assert!(amazon.value > 1.0, "{:?}", report.rows);
+    let md = std::fs::read_to_string(dir.path().join("piece-values.md")).unwrap();
+    assert!(md.contains("| A | one added |"), "{md}");
+}
+
+/// The two record-based methods on self-play games of a material-valuing mock: the probe must
+/// give back the mock's own piece ordering, the fit must see the big pieces' weight.
+#[test]
+fn probe_and_fit_on_selfplay_records() {
+    use fairyzero_evaluator::material::{fit_values, load_games, probe_values, MaterialOptions};
+    use fairyzero_model::MockEvaluator;
+    use fairyzero_selfplay::{run_selfplay, RunOptions, SelfPlayConfig};
+
+    let t = Instant::now();
+    let v = Variant::load("gardner").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let games_dir = dir.path().join("games");
+    let config = SelfPlayConfig {
+        simulations: 8,
+        games_in_parallel: 16,
+        move_cap: Some(80),
+        setup: "default".to_string().into(),
+        ..SelfPlayConfig::default()
+    };
+    let options = RunOptions { games: 160, seed: 7, net: "mock".into(), out_dir: Some(games_dir.clone()), progress: false };
+    let mock = MockEvaluator::material();
+    run_selfplay(&v, &config, &mock, &options, &std::sync::atomic::AtomicBool::new(false), |_| {}).unwrap();
+    // A broken file beside the games is skipped, not fatal.
+    std::fs::write(games_dir.join("zz-broken.games.zst"), b"not zstd").unwrap();
+    let games = load_games(&v, &games_dir).unwrap();
+    assert_eq!(games.len(), 160);
+    assert!(load_games(&Variant::load("chess").unwrap(), &games_dir).is_err(), "games of another variant");
+
+    let options = MaterialOptions { positions: 400, resamples: 200, seed: 1, ..MaterialOptions::default() };
+    let probe = probe_values(&v, &mock, &games, None, "P", &options).unwrap();
+    let value = |r: &fairyzero_evaluator::material::MethodReport, p: &str| {
+        r.rows.iter().find(|row| row.piece == p).unwrap_or_else(|| panic!("{p} in {:?}", r.rows)).value
+    };
+    eprintln!("probe {:?}", probe.rows);
+    assert!(value(&probe, "Q") > value(&probe, "R"), "{:?}", probe.rows);
+    assert!(value(&probe, "R") > value(&probe, "N").max(value(&probe, "B")), "{:?}", probe.rows);
+    assert!(value(&probe, "N").min(value(&probe, "B")) > 1.0, "{:?}", probe.rows);
+    for r in &probe.rows {
+        assert!(r.value_ci.0 <= r.value && r.value <= r.value_ci.1, "{r:?}");
+    }
+
+    let fit = fit_values(&v, &games, None, "P", &options).unwrap();
+    eprintln!("fit {:?} {}", fit.rows, fit.source);
+    assert!(value(&fit, "Q") > value(&fit, "P"), "{:?}", fit.rows);
+    assert!(fit.rows.iter().all(|r| r.raw_ci.0 <= r.raw_ci.1), "{:?}", fit.rows);
+
+    write_method_files(&probe, dir.path()).unwrap();
+    write_method_files(&fit, dir.path()).unwrap();
+    write_comparison(None, &[probe, fit], dir.path()).unwrap();
+    for f in ["piece-values-probe.md", "piece-values-fit.csv", "piece-values-fit.png", "piece-values-compare.md"] {
+        assert!(dir.path().join(f).exists(), "{f}");
+    }
+    eprintln!("probe and fit test: {:?}", t.elapsed());
 }

@@ -49,6 +49,37 @@ impl fmt::Display for MoveError {
 
 impl std::error::Error for MoveError {}
 
+impl Variant {
+    /// The board field of a position string: ranks from the last to the first, files from the
+    /// left, runs of empty squares as numbers, pieces as this variant's tokens.
+    pub fn board_field(&self, piece_at: impl Fn(Square) -> Option<Piece>) -> String {
+        let d = self.dims;
+        let mut s = String::new();
+        for rank in (0..d.height as i32).rev() {
+            let mut empty = 0;
+            for file in 0..d.width as i32 {
+                match piece_at(d.square(file, rank).expect("on the board")) {
+                    None => empty += 1,
+                    Some(p) => {
+                        if empty > 0 {
+                            s.push_str(&empty.to_string());
+                            empty = 0;
+                        }
+                        s.push_str(&self.piece_token(p));
+                    }
+                }
+            }
+            if empty > 0 {
+                s.push_str(&empty.to_string());
+            }
+            if rank > 0 {
+                s.push('/');
+            }
+        }
+        s
+    }
+}
+
 impl Position {
     /// Parses a position string of `variant`.
     pub fn from_fen(variant: Arc<Variant>, text: &str) -> Result<Position, PositionError> {
@@ -225,35 +256,13 @@ impl Position {
     pub fn to_fen(&self) -> String {
         let v = self.variant();
         let d = v.dims;
-        let mut s = String::new();
-        for rank in (0..d.height as i32).rev() {
-            let mut empty = 0;
-            for file in 0..d.width as i32 {
-                let sq = d.square(file, rank).expect("on the board");
-                match self.piece_at(sq) {
-                    None => empty += 1,
-                    Some(p) => {
-                        if empty > 0 {
-                            s.push_str(&empty.to_string());
-                            empty = 0;
-                        }
-                        s.push_str(&v.piece_token(p));
-                    }
-                }
-            }
-            if empty > 0 {
-                s.push_str(&empty.to_string());
-            }
-            if rank > 0 {
-                s.push('/');
-            }
-        }
+        let mut s = v.board_field(|sq| self.piece_at(sq));
         s.push(' ');
         s.push(if self.side_to_move() == Color::Blue { 'w' } else { 'b' });
         let extended = v.notation == NotationStyle::Uci || v.rules.castling.is_some() || v.rules.en_passant;
         if extended {
             s.push(' ');
-            s.push_str(&self.castling_field());
+            s.push_str(&self.castling_field(self.castling_rights(), |sq| self.piece_at(sq)));
             s.push(' ');
             match self.en_passant() {
                 Some(ep) => {
@@ -272,8 +281,9 @@ impl Position {
         s
     }
 
-    fn castling_field(&self) -> String {
-        let rights = self.castling_rights();
+    /// The castling field for `rights` on the board `piece_at` (which may differ from this
+    /// position's board: see [`Position::edited`]).
+    fn castling_field(&self, rights: CastlingRights, piece_at: impl Fn(Square) -> Option<Piece>) -> String {
         if rights == 0 {
             return "-".into();
         }
@@ -288,13 +298,13 @@ impl Position {
                     continue;
                 }
                 let rook_sq = rooks[bit];
-                let rook = self.piece_at(rook_sq);
+                let rook = piece_at(rook_sq);
                 let rank = d.rank(rook_sq);
                 // Outermost rook on its side: the short K/Q letter; otherwise the file (X-FEN).
                 let outer = if side == 0 {
-                    (d.file(rook_sq) + 1..d.width as i32).all(|f| self.piece_at(d.square(f, rank).unwrap()) != rook)
+                    (d.file(rook_sq) + 1..d.width as i32).all(|f| piece_at(d.square(f, rank).unwrap()) != rook)
                 } else {
-                    (0..d.file(rook_sq)).all(|f| self.piece_at(d.square(f, rank).unwrap()) != rook)
+                    (0..d.file(rook_sq)).all(|f| piece_at(d.square(f, rank).unwrap()) != rook)
                 };
                 let ch = if outer {
                     if side == 0 {
@@ -309,6 +319,41 @@ impl Position {
             }
         }
         s
+    }
+
+    /// This position with some squares changed (`None` empties a square), as a new position
+    /// without history. Castling rights whose king or rook square is edited are dropped, and so
+    /// is an en-passant right whose squares are; the result goes through the position-string
+    /// parser, so an edit that makes the position invalid (a royal count the variant forbids, a
+    /// pawn on a rank it may not stand on) is an error, not a broken position. Designer tools
+    /// use it to remove or add one piece.
+    pub fn edited(&self, edits: &[(Square, Option<Piece>)]) -> Result<Position, PositionError> {
+        let v = self.variant();
+        let edited = |sq: Square| edits.iter().any(|&(s, _)| s == sq);
+        let piece_at = |sq: Square| match edits.iter().rev().find(|&&(s, _)| s == sq) {
+            Some(&(_, p)) => p,
+            None => self.piece_at(sq),
+        };
+        let fen = self.to_fen();
+        let mut fields: Vec<String> = fen.split(' ').map(str::to_string).collect();
+        fields[0] = v.board_field(piece_at);
+        let extended = v.notation == NotationStyle::Uci || v.rules.castling.is_some() || v.rules.en_passant;
+        if extended && fields.len() >= 4 {
+            let mut rights = self.castling_rights();
+            for bit in 0..4 {
+                let king = self.castle_kings()[bit / 2];
+                if rights & (1 << bit) != 0 && (edited(self.castle_rooks()[bit]) || edited(king)) {
+                    rights &= !(1 << bit);
+                }
+            }
+            fields[2] = self.castling_field(rights, piece_at);
+            if let Some(ep) = self.en_passant() {
+                if edited(ep.victim) || ep.squares.iter().any(|&s| !s.is_none() && edited(s)) {
+                    fields[3] = "-".into();
+                }
+            }
+        }
+        Position::from_fen(Arc::clone(self.variant()), &fields.join(" "))
     }
 
     // -----------------------------------------------------------------------------------------

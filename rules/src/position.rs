@@ -286,6 +286,10 @@ impl Position {
         self.castle_rooks
     }
 
+    pub(crate) fn castle_kings(&self) -> [Square; 2] {
+        self.castle_kings
+    }
+
     pub fn en_passant(&self) -> Option<EnPassant> {
         self.ep
     }

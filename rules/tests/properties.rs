@@ -538,6 +538,36 @@ fn position_strings_round_trip() {
     });
 }
 
+/// `Position::edited`: no edit reproduces the position; emptying a square and putting the
+/// piece back reproduces its board; a removed castling rook takes its right with it.
+#[test]
+fn edited_positions_are_consistent() {
+    walk(10, 80, 11, |ctx, pos, _, rng| {
+        if pos.in_setup() {
+            return;
+        }
+        let fen = pos.to_fen();
+        let same = pos.edited(&[]).unwrap_or_else(|e| panic!("{ctx} no-op edit of {fen}: {e}"));
+        assert_eq!(same.to_fen(), fen, "{ctx} a no-op edit changed the position");
+        let occupied: Vec<Square> =
+            (0..pos.board().len()).map(|i| Square(i as u16)).filter(|&s| pos.piece_at(s).is_some()).collect();
+        let sq = occupied[rng.gen_range(0..occupied.len())];
+        let piece = pos.piece_at(sq);
+        if let Ok(without) = pos.edited(&[(sq, None)]) {
+            assert_eq!(without.piece_at(sq), None, "{ctx} {fen}");
+            assert_eq!(without.hash(), without.compute_hash(), "{ctx} {fen}");
+            let back = without.edited(&[(sq, piece)]).unwrap_or_else(|e| panic!("{ctx} putting back {sq:?}: {e}"));
+            assert_eq!(back.board(), pos.board(), "{ctx} {fen}");
+            assert_eq!(back.castling_rights() & !pos.castling_rights(), 0, "{ctx} an edit added castling rights");
+        }
+    });
+    let v = Variant::load("chess").unwrap();
+    let start = Position::start(Arc::clone(&v));
+    let a1 = v.dims.parse_square("a1").unwrap();
+    let without_rook = start.edited(&[(a1, None)]).unwrap();
+    assert!(without_rook.to_fen().starts_with("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/1NBQKBNR w Kkq "), "{}", without_rook.to_fen());
+}
+
 #[test]
 fn move_strings_round_trip() {
     let mut parsed = 0u64;

@@ -221,29 +221,7 @@ betza = "lW"
     fn mirrored_fen(pos: &Position) -> String {
         let v = pos.variant();
         let d = v.dims;
-        let mut s = String::new();
-        for rank in (0..d.height as i32).rev() {
-            let mut empty = 0;
-            for file in 0..d.width as i32 {
-                let sq = d.mirror(d.square(file, rank).unwrap());
-                match pos.piece_at(sq) {
-                    None => empty += 1,
-                    Some(p) => {
-                        if empty > 0 {
-                            s.push_str(&empty.to_string());
-                            empty = 0;
-                        }
-                        s.push_str(&v.piece_token(p));
-                    }
-                }
-            }
-            if empty > 0 {
-                s.push_str(&empty.to_string());
-            }
-            if rank > 0 {
-                s.push('/');
-            }
-        }
+        let mut s = v.board_field(|sq| pos.piece_at(d.mirror(sq)));
         s.push_str(if pos.side_to_move() == Color::Blue { " w - " } else { " b - " });
         let ep = match pos.en_passant() {
             Some(e) => e

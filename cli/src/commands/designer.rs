@@ -2,14 +2,17 @@
 //! of a fixed player (library side: `fairyzero_evaluator::designer`). Results accumulate in
 //! `OUT/matches/*.jsonl`: rerunning adds games and narrows the intervals.
 
-use std::path::PathBuf;
+use std::{path::PathBuf, sync::Arc};
 
 use anyhow::{bail, Context, Result};
 use fairyzero_evaluator::{
-    designer::{run_balance, run_piece_values, DesignOptions, SetupSelection},
-    PlayerSpec, SearchPlayerConfig,
+    designer::{run_balance, run_piece_values, write_comparison, write_method_files, DesignOptions, SetupSelection},
+    material::{fit_values, load_games, probe_values, MaterialOptions, MethodReport},
+    CheckpointLoader, PlayerSpec, SearchPlayerConfig,
 };
 use fairyzero_rules::Variant;
+
+use super::matches::TorchLoader;
 
 #[derive(Debug, clap::Args)]
 pub struct BalanceArgs {
@@ -18,6 +21,7 @@ pub struct BalanceArgs {
     pub variant: String,
 
     /// The player, playing both sides: random, greedy[:values=SOURCE], alphabeta:DEPTH[:values=SOURCE]
+    /// or a checkpoint directory [@SIMULATIONS]
     #[arg(long)]
     pub player: String,
 
@@ -52,13 +56,42 @@ pub struct BalanceArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct PieceValuesArgs {
-    /// Variant: a built-in name or a path to a TOML file (no setup phase)
+    /// Variant: a built-in name or a path to a TOML file (one with a setup phase is measured
+    /// from its default array)
     #[arg(long)]
     pub variant: String,
 
-    /// The player, both sides; alphabeta/greedy need values=uniform or values=mobility
+    /// Methods, comma-separated: matches (material-imbalance games of --player), probe (value
+    /// change of --net on positions of --records), fit (least squares of results on material
+    /// of --records)
+    #[arg(long, value_delimiter = ',', default_value = "matches")]
+    pub method: Vec<Method>,
+
+    /// The player of `matches`, both sides: alphabeta/greedy need values=uniform or
+    /// values=mobility; or a checkpoint directory [@SIMULATIONS]
     #[arg(long)]
-    pub player: String,
+    pub player: Option<String>,
+
+    /// The net of `probe` (a checkpoint directory; default: the --player checkpoint)
+    #[arg(long)]
+    pub net: Option<PathBuf>,
+
+    /// Self-play games of `probe` and `fit`: a directory of *.games.zst (a run's games/, or the
+    /// output of `fairyzero selfplay`)
+    #[arg(long)]
+    pub records: Option<PathBuf>,
+
+    /// Positions sampled from the records by `probe`
+    #[arg(long, default_value_t = 2000)]
+    pub positions: usize,
+
+    /// Plies at the start of each game left out of `fit`
+    #[arg(long, default_value_t = 0)]
+    pub skip_plies: usize,
+
+    /// Bootstrap resamples of the `probe` and `fit` intervals
+    #[arg(long, default_value_t = 1000)]
+    pub resamples: usize,
 
     /// Piece tokens to measure, comma-separated (default: every non-royal type in the start)
     #[arg(long, value_delimiter = ',')]
@@ -92,12 +125,18 @@ pub struct PieceValuesArgs {
     pub threads: usize,
 }
 
-fn player(text: &str, v: &std::sync::Arc<Variant>) -> Result<(PlayerSpec, fairyzero_evaluator::Contestant)> {
+/// A method of `piece-values`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Method {
+    Matches,
+    Probe,
+    Fit,
+}
+
+fn player(text: &str, v: &Arc<Variant>) -> Result<(PlayerSpec, fairyzero_evaluator::Contestant)> {
     let spec = PlayerSpec::parse(text)?;
-    if matches!(spec, PlayerSpec::Checkpoint { .. }) {
-        bail!("--player {text:?}: checkpoint players are not supported by the design tools yet (use random, greedy or alphabeta)");
-    }
-    let c = spec.contestant(v, None, &SearchPlayerConfig::default())?;
+    let loader = TorchLoader { threads: Some(1) };
+    let c = spec.contestant(v, Some(&loader), &SearchPlayerConfig::default())?;
     Ok((spec, c))
 }
 
@@ -142,42 +181,104 @@ pub fn piece_values(args: PieceValuesArgs) -> Result<()> {
         bail!("--games must be at least 1");
     }
     let variant = Variant::load(&args.variant).context("loading the variant")?;
-    let (spec, p) = player(&args.player, &variant)?;
-    let options = DesignOptions {
-        games: args.games,
-        random_plies: args.plies,
-        seed: args.seed,
-        move_cap: args.move_cap,
-        threads: args.threads,
-        batch: 32,
-    };
-    let types = args.pieces.as_ref().map(|p| p.len() + 1).unwrap_or(variant.piece_count());
-    let bar = fairyzero_selfplay::progress::bar((args.games.div_ceil(2) * 2 * types) as u64, true);
-    let progress = |n: usize| bar.set_position(n as u64);
-    let report = run_piece_values(
-        &variant,
-        &spec,
-        &p,
-        args.pieces.as_deref(),
-        &args.reference,
-        &options,
-        &args.out,
-        Some(&progress),
-    )?;
-    bar.finish_and_clear();
-    println!(
-        "piece values of {} ({} against itself), in units of {}:",
-        report.variant, report.player, report.reference
-    );
-    for r in &report.rows {
+    let wants = |m: Method| args.method.contains(&m);
+    let mut matches_report = None;
+    if wants(Method::Matches) {
+        let Some(text) = &args.player else {
+            bail!("--method matches needs --player (alphabeta:DEPTH:values=mobility, or a checkpoint)");
+        };
+        let (spec, p) = player(text, &variant)?;
+        let options = DesignOptions {
+            games: args.games,
+            random_plies: args.plies,
+            seed: args.seed,
+            move_cap: args.move_cap,
+            threads: args.threads,
+            batch: 32,
+        };
+        let types = args.pieces.as_ref().map(|p| p.len() + 1).unwrap_or(variant.piece_count());
+        let bar = fairyzero_selfplay::progress::bar((args.games.div_ceil(2) * 2 * types) as u64, true);
+        let progress = |n: usize| bar.set_position(n as u64);
+        let report = run_piece_values(
+            &variant,
+            &spec,
+            &p,
+            args.pieces.as_deref(),
+            &args.reference,
+            &options,
+            &args.out,
+            Some(&progress),
+        )?;
+        bar.finish_and_clear();
         println!(
-            "  {:>4}  {:.2} ({:.2} to {:.2})  elo {:+.0}  games {}",
-            r.piece, r.value, r.value_ci.0, r.value_ci.1, r.elo, r.games
+            "piece values of {} by material-imbalance matches ({} against itself), in units of {}:",
+            report.variant, report.player, report.reference
         );
+        for r in &report.rows {
+            println!(
+                "  {:>4}  {:.2} ({:.2} to {:.2})  elo {:+.0}  games {}",
+                r.piece, r.value, r.value_ci.0, r.value_ci.1, r.elo, r.games
+            );
+        }
+        for (piece, why) in &report.skipped {
+            println!("  {piece}: not measured ({why})");
+        }
+        println!("table: {}", args.out.join("piece-values.md").display());
+        matches_report = Some(report);
     }
-    for (piece, why) in &report.skipped {
-        println!("  {piece}: not measured ({why})");
+    let mut others: Vec<MethodReport> = Vec::new();
+    if wants(Method::Probe) || wants(Method::Fit) {
+        let Some(dir) = &args.records else {
+            bail!("--method probe and fit need --records DIR (self-play games of this variant)");
+        };
+        let games = load_games(&variant, dir).with_context(|| format!("reading the games of {}", dir.display()))?;
+        let options = MaterialOptions {
+            positions: args.positions,
+            skip_plies: args.skip_plies,
+            resamples: args.resamples,
+            seed: args.seed,
+            ..MaterialOptions::default()
+        };
+        if wants(Method::Probe) {
+            let net = match (&args.net, args.player.as_deref().map(PlayerSpec::parse).transpose()?) {
+                (Some(net), _) => net.clone(),
+                (None, Some(PlayerSpec::Checkpoint { path, .. })) => path,
+                _ => bail!("--method probe needs --net CHECKPOINT (or a checkpoint --player)"),
+            };
+            let loaded = TorchLoader { threads: None }
+                .load(&net, &variant)
+                .map_err(|message| anyhow::anyhow!("checkpoint {}: {message}", net.display()))?;
+            others.push(probe_values(
+                &variant,
+                loaded.evaluator.as_ref(),
+                &games,
+                args.pieces.as_deref(),
+                &args.reference,
+                &options,
+            )?);
+        }
+        if wants(Method::Fit) {
+            others.push(fit_values(&variant, &games, args.pieces.as_deref(), &args.reference, &options)?);
+        }
     }
-    println!("tables: {}", args.out.join("piece-values.md").display());
+    for report in &others {
+        write_method_files(report, &args.out)?;
+        println!(
+            "piece values of {} by {} ({}), in units of {}:",
+            report.variant, report.method, report.source, report.reference
+        );
+        for r in &report.rows {
+            println!(
+                "  {:>4}  {:.2} ({:.2} to {:.2})  raw {:+.4}  samples {}",
+                r.piece, r.value, r.value_ci.0, r.value_ci.1, r.raw, r.samples
+            );
+        }
+        for (piece, why) in &report.skipped {
+            println!("  {piece}: not measured ({why})");
+        }
+        println!("table: {}", args.out.join(format!("piece-values-{}.md", report.method)).display());
+    }
+    write_comparison(matches_report.as_ref(), &others, &args.out)?;
+    println!("all methods: {}", args.out.join("piece-values-compare.md").display());
     Ok(())
 }

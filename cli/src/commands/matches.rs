@@ -97,8 +97,8 @@ pub struct RankArgs {
 }
 
 /// Loads checkpoints with libtorch for the evaluator crate (which does not link it).
-struct TorchLoader {
-    threads: Option<usize>,
+pub(crate) struct TorchLoader {
+    pub(crate) threads: Option<usize>,
 }
 
 impl CheckpointLoader for TorchLoader {

@@ -1,0 +1,529 @@
+//! Piece values from self-play data, the two methods that need no new games:
+//!
+//! - **value-net probe** ([`probe_values`]): positions sampled from self-play records are shown
+//!   to a trained net with and without one piece; the piece's worth is the mean change of the
+//!   net's opinion, in Elo units (the expected score `s = (1 + W - L) / 2` mapped through
+//!   `400 log10(s / (1 - s))`, so that a pawn is worth about the same in a level and in a
+//!   lopsided position), divided by that of the reference piece;
+//! - **least-squares fit** ([`fit_values`]): the game's result (+1, 0, -1 for Blue) regressed
+//!   on the material difference per piece type (Blue's count minus Tan's) over every position of
+//!   every game, each game weighing 1 in total so that long games do not dominate; a type's
+//!   value is its coefficient over the reference's (the method of Tomašev et al. 2020).
+//!
+//! Both see promoted types wherever the games reached them. Intervals come from bootstrap
+//! resampling: of probe samples per type, and of whole games for the fit (positions of one
+//! game are strongly correlated, so resampling positions would overstate the precision).
+
+use std::{collections::BTreeMap, path::Path, sync::Arc};
+
+use fairyzero_model::evaluator::{EvalRequest, Evaluator};
+use fairyzero_rules::{Color, Move, MoveList, Piece, PieceType, Position, Square, Variant};
+use fairyzero_selfplay::record::{self, GameRecord};
+use nalgebra::{DMatrix, DVector};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::Error;
+
+/// One piece type's value by one method.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MethodRow {
+    pub piece: String,
+    /// Probe: positions where the piece was removed; fit: positions where the side's counts of
+    /// this type differed.
+    pub samples: usize,
+    /// The method's own measure (probe: mean Elo change; fit: result per piece) and its 95%
+    /// interval.
+    pub raw: f64,
+    pub raw_ci: (f64, f64),
+    /// `raw / raw(reference)` and its 95% bootstrap interval.
+    pub value: f64,
+    pub value_ci: (f64, f64),
+}
+
+/// A table of values by one method.
+#[derive(Clone, Debug)]
+pub struct MethodReport {
+    /// `probe` or `fit`.
+    pub method: &'static str,
+    pub variant: String,
+    /// What the values come from (the net, the number of games).
+    pub source: String,
+    pub reference: String,
+    /// What [`MethodRow::raw`] measures.
+    pub raw_unit: &'static str,
+    /// Sorted by value.
+    pub rows: Vec<MethodRow>,
+    /// Types asked for but not measured, with why.
+    pub skipped: Vec<(String, String)>,
+}
+
+/// Sampling and resampling settings.
+#[derive(Clone, Debug)]
+pub struct MaterialOptions {
+    /// Probe: positions sampled from the records.
+    pub positions: usize,
+    /// Fit: plies at the start of each game (after any setup phase) left out.
+    pub skip_plies: usize,
+    /// Bootstrap resamples of the intervals.
+    pub resamples: usize,
+    pub seed: u64,
+    /// Positions per evaluator call.
+    pub batch: usize,
+}
+
+impl Default for MaterialOptions {
+    fn default() -> Self {
+        MaterialOptions { positions: 2000, skip_plies: 0, resamples: 1000, seed: 0, batch: 256 }
+    }
+}
+
+/// The games of `dir` played on `variant` (chunk files `*.games.zst`, as written by
+/// `fairyzero selfplay` and by the trainer into `RUN/games/`). Unreadable files are skipped with
+/// a warning; games of other variants (or another version of this one) are left out.
+pub fn load_games(variant: &Variant, dir: &Path) -> Result<Vec<GameRecord>, Error> {
+    let load = record::load_dir(dir).map_err(|e| Error::Match(e.to_string()))?;
+    let hash = record::hash_hex(variant.hash);
+    let total = load.games.len();
+    let games: Vec<GameRecord> = load.games.into_iter().filter(|g| g.variant_hash == hash).collect();
+    if games.len() < total {
+        tracing::warn!(
+            "{}: {} of {total} games are of another variant than {} ({hash}) and are left out",
+            dir.display(),
+            total - games.len(),
+            variant.name
+        );
+    }
+    if games.is_empty() {
+        return Err(Error::Match(format!(
+            "{}: no self-play games of variant {} ({hash}) ({} files read, {} skipped)",
+            dir.display(),
+            variant.name,
+            load.files,
+            load.skipped.len()
+        )));
+    }
+    Ok(games)
+}
+
+/// The piece types to report: `pieces` (tokens) or every non-royal type, plus the reference.
+fn selected_types(
+    variant: &Variant,
+    pieces: Option<&[String]>,
+    reference: &str,
+) -> Result<(Vec<usize>, usize, Vec<(String, String)>), Error> {
+    let by_token = |t: &str| {
+        variant
+            .piece_by_token(t)
+            .map(|p| p.index())
+            .ok_or_else(|| Error::Match(format!("no piece {t:?} in variant {}", variant.name)))
+    };
+    let reference = by_token(reference)?;
+    if variant.pieces[reference].royal {
+        return Err(Error::Match(format!("the reference piece {} is royal", variant.pieces[reference].token)));
+    }
+    let mut types: Vec<usize> = match pieces {
+        Some(list) => list.iter().map(|t| by_token(t)).collect::<Result<_, _>>()?,
+        None => (0..variant.piece_count()).collect(),
+    };
+    if !types.contains(&reference) {
+        types.push(reference);
+    }
+    let mut skipped = Vec::new();
+    types.retain(|&t| {
+        let royal = variant.pieces[t].royal;
+        if royal {
+            skipped.push((variant.pieces[t].token.clone(), "royal".to_string()));
+        }
+        !royal
+    });
+    Ok((types, reference, skipped))
+}
+
+/// Elo of a value `v = W - L` in [-1, 1] (expected score clamped to [0.001, 0.999]).
+fn elo_of_value(v: f32) -> f64 {
+    let s = ((1.0 + v as f64) / 2.0).clamp(0.001, 0.999);
+    400.0 * (s / (1.0 - s)).log10()
+}
+
+fn mean(xs: &[f64]) -> f64 {
+    xs.iter().sum::<f64>() / xs.len().max(1) as f64
+}
+
+/// Mean and its normal 95% interval.
+fn mean_interval(xs: &[f64]) -> (f64, (f64, f64)) {
+    let m = mean(xs);
+    if xs.len() < 2 {
+        return (m, (f64::NEG_INFINITY, f64::INFINITY));
+    }
+    let var = xs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (xs.len() - 1) as f64;
+    let half = 1.959_964 * (var / xs.len() as f64).sqrt();
+    (m, (m - half, m + half))
+}
+
+/// The 2.5% and 97.5% quantiles (non-finite draws count as beyond either end).
+fn percentile_interval(mut draws: Vec<f64>) -> (f64, f64) {
+    if draws.is_empty() {
+        return (f64::NEG_INFINITY, f64::INFINITY);
+    }
+    draws.sort_by(|a, b| a.total_cmp(b));
+    let at = |q: f64| draws[((q * (draws.len() - 1) as f64).round() as usize).min(draws.len() - 1)];
+    (at(0.025), at(0.975))
+}
+
+fn finish(mut rows: Vec<MethodRow>) -> Vec<MethodRow> {
+    rows.sort_by(|a, b| a.value.total_cmp(&b.value).then_with(|| a.piece.cmp(&b.piece)));
+    rows
+}
+
+// ---------------------------------------------------------------------------------------------
+// Value-net probe
+// ---------------------------------------------------------------------------------------------
+
+/// Positions sampled uniformly from the games (outside any setup phase and not finished).
+fn sample_positions(variant: &Arc<Variant>, games: &[GameRecord], wanted: usize, seed: u64) -> Vec<Position> {
+    let total: usize = games.iter().map(|g| g.moves.len()).sum();
+    let p = (wanted as f64 / total.max(1) as f64).min(1.0);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x7072_6f62_65);
+    let mut out = Vec::new();
+    for g in games {
+        let picks: Vec<usize> = (0..g.moves.len()).filter(|_| rng.gen_bool(p)).collect();
+        if picks.is_empty() {
+            continue;
+        }
+        let mut next = picks.iter().peekable();
+        let replayed = g.replay(variant, |step| {
+            if next.peek() == Some(&&step.ply) {
+                next.next();
+                if !step.position.in_setup() && !step.legal.is_empty() {
+                    out.push(step.position.clone());
+                }
+            }
+        });
+        if let Err(e) = replayed {
+            tracing::warn!("skipping a game that does not replay: {e}");
+        }
+    }
+    out
+}
+
+/// `pos` is fit to be evaluated: the side that just moved is not in check and the game goes on.
+fn probe_ready(pos: &mut Position, legal: &mut MoveList) -> bool {
+    if pos.in_check(pos.side_to_move().other()) {
+        return false;
+    }
+    pos.legal_moves(legal);
+    !legal.is_empty() && pos.outcome_with(legal).is_none()
+}
+
+struct Probe {
+    /// Index of the unedited position in the request list.
+    base: usize,
+    /// Index of the edited one.
+    edited: usize,
+    kind: usize,
+    /// Whether the removed piece was the side to move's.
+    own: bool,
+}
+
+/// The value-net probe (see the module documentation). `pieces` (tokens) restricts the types;
+/// the reference is always measured.
+pub fn probe_values(
+    variant: &Arc<Variant>,
+    evaluator: &dyn Evaluator,
+    games: &[GameRecord],
+    pieces: Option<&[String]>,
+    reference: &str,
+    options: &MaterialOptions,
+) -> Result<MethodReport, Error> {
+    let (types, reference, mut skipped) = selected_types(variant, pieces, reference)?;
+    let sampled = sample_positions(variant, games, options.positions, options.seed);
+    let mut rng = ChaCha8Rng::seed_from_u64(options.seed ^ 0x7265_6d6f_7665);
+    let mut positions: Vec<(Position, Vec<Move>)> = Vec::new();
+    let mut probes = Vec::new();
+    let mut legal = MoveList::new();
+    for pos in &sampled {
+        // Both sides are evaluated without history, so that only the removed piece differs.
+        let Ok(mut base) = pos.edited(&[]) else { continue };
+        if !probe_ready(&mut base, &mut legal) {
+            continue;
+        }
+        let base_index = positions.len();
+        positions.push((base.clone(), legal.to_vec()));
+        let mover = base.side_to_move();
+        for &kind in &types {
+            for color in Color::BOTH {
+                let piece = Piece::new(PieceType(kind as u8), color);
+                let squares: Vec<Square> =
+                    (0..base.board().len()).map(|i| Square(i as u16)).filter(|&s| base.piece_at(s) == Some(piece)).collect();
+                if squares.is_empty() {
+                    continue;
+                }
+                let sq = squares[rng.gen_range(0..squares.len())];
+                let Ok(mut edited) = base.edited(&[(sq, None)]) else { continue };
+                if !probe_ready(&mut edited, &mut legal) {
+                    continue;
+                }
+                probes.push(Probe { base: base_index, edited: positions.len(), kind, own: color == mover });
+                positions.push((edited, legal.to_vec()));
+            }
+        }
+    }
+    let mut elo = Vec::with_capacity(positions.len());
+    for chunk in positions.chunks(options.batch.max(1)) {
+        let requests: Vec<EvalRequest<'_>> =
+            chunk.iter().map(|(position, moves)| EvalRequest { position, moves }).collect();
+        elo.extend(evaluator.evaluate(&requests).iter().map(|e| elo_of_value(e.value())));
+    }
+    let mut deltas: BTreeMap<usize, Vec<f64>> = BTreeMap::new();
+    for p in &probes {
+        // The side that keeps the piece is better off by the change; seen from the side to move.
+        let d = if p.own { elo[p.base] - elo[p.edited] } else { elo[p.edited] - elo[p.base] };
+        deltas.entry(p.kind).or_default().push(d);
+    }
+    let token = |t: usize| variant.pieces[t].token.clone();
+    let Some(ref_deltas) = deltas.get(&reference).filter(|d| d.len() >= 2) else {
+        return Err(Error::Match(format!(
+            "probe: the reference {} was removable in fewer than 2 of {} sampled positions",
+            token(reference),
+            sampled.len()
+        )));
+    };
+    let ref_mean = mean(ref_deltas);
+    let ref_bounded = mean_interval(ref_deltas).1 .0 > 0.0;
+    let mut rows = Vec::new();
+    for &t in &types {
+        let Some(d) = deltas.get(&t).filter(|d| d.len() >= 2) else {
+            skipped.push((token(t), "not on the board in the sampled positions".to_string()));
+            continue;
+        };
+        let (raw, raw_ci) = mean_interval(d);
+        let draws: Vec<f64> = (0..options.resamples)
+            .map(|_| {
+                let m = (0..d.len()).map(|_| d[rng.gen_range(0..d.len())]).sum::<f64>() / d.len() as f64;
+                let r = (0..ref_deltas.len()).map(|_| ref_deltas[rng.gen_range(0..ref_deltas.len())]).sum::<f64>()
+                    / ref_deltas.len() as f64;
+                if t == reference {
+                    1.0
+                } else {
+                    m / r
+                }
+            })
+            .collect();
+        let value = if t == reference { 1.0 } else { raw / ref_mean };
+        // A ratio whose denominator may be 0 has no bounded interval.
+        let value_ci = if ref_bounded || t == reference {
+            percentile_interval(draws)
+        } else {
+            (f64::NEG_INFINITY, f64::INFINITY)
+        };
+        rows.push(MethodRow { piece: token(t), samples: d.len(), raw, raw_ci, value, value_ci });
+    }
+    Ok(MethodReport {
+        method: "probe",
+        variant: variant.name.clone(),
+        source: format!("{} ({} positions from {} games)", evaluator.info().name, positions.len(), games.len()),
+        reference: token(reference),
+        raw_unit: "mean Elo change of the net's value",
+        rows: finish(rows),
+        skipped,
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Least-squares fit of outcome on material
+// ---------------------------------------------------------------------------------------------
+
+/// One game's data for the fit: its distinct material differences with their weights, and its
+/// result for Blue.
+struct GameMaterial {
+    /// (Blue minus Tan count per selected type, weight).
+    rows: Vec<(Vec<i16>, f64)>,
+    result: f64,
+}
+
+/// The normal equations of a weighted least-squares fit with an intercept, summed over games.
+fn normal_equations(games: &[&GameMaterial], k: usize) -> (DMatrix<f64>, DVector<f64>) {
+    let mut a = DMatrix::<f64>::zeros(k + 1, k + 1);
+    let mut b = DVector::<f64>::zeros(k + 1);
+    for g in games {
+        for (x, w) in &g.rows {
+            // Column 0 is the intercept (the first player's edge).
+            let nz: Vec<(usize, f64)> = std::iter::once((0, 1.0))
+                .chain(x.iter().enumerate().filter(|(_, &d)| d != 0).map(|(i, &d)| (i + 1, d as f64)))
+                .collect();
+            for &(i, xi) in &nz {
+                b[i] += w * xi * g.result;
+                for &(j, xj) in &nz {
+                    a[(i, j)] += w * xi * xj;
+                }
+            }
+        }
+    }
+    (a, b)
+}
+
+/// Solves the (slightly ridged, so that a type that never changes hands stays defined)
+/// normal equations.
+fn solve(mut a: DMatrix<f64>, b: DVector<f64>) -> Option<DVector<f64>> {
+    let scale = (0..a.nrows()).map(|i| a[(i, i)]).fold(0.0f64, f64::max).max(1e-12);
+    for i in 1..a.nrows() {
+        a[(i, i)] += 1e-6 * scale;
+    }
+    a.cholesky().map(|c| c.solve(&b))
+}
+
+/// The least-squares fit (see the module documentation).
+pub fn fit_values(
+    variant: &Arc<Variant>,
+    games: &[GameRecord],
+    pieces: Option<&[String]>,
+    reference: &str,
+    options: &MaterialOptions,
+) -> Result<MethodReport, Error> {
+    let (types, reference, mut skipped) = selected_types(variant, pieces, reference)?;
+    let token = |t: usize| variant.pieces[t].token.clone();
+    // Every non-royal type is a column, whether reported or not: leaving a type out would
+    // load its worth onto the types it is traded for.
+    let columns: Vec<usize> = (0..variant.piece_count()).filter(|&t| !variant.pieces[t].royal).collect();
+    let k = columns.len();
+    let mut data = Vec::new();
+    let mut changed = vec![0usize; k];
+    for g in games {
+        let result = match g.result.winner_color() {
+            Some(Color::Blue) => 1.0,
+            Some(Color::Tan) => -1.0,
+            None => 0.0,
+        };
+        let mut distinct: Vec<(Vec<i16>, usize)> = Vec::new();
+        let mut after_setup = 0usize;
+        let replayed = g.replay(variant, |step| {
+            if step.position.in_setup() {
+                return;
+            }
+            after_setup += 1;
+            if after_setup <= options.skip_plies {
+                return;
+            }
+            let counts = step.position.piece_counts();
+            let x: Vec<i16> = columns
+                .iter()
+                .map(|&t| {
+                    let kind = PieceType(t as u8);
+                    counts[Piece::new(kind, Color::Blue).index()] as i16 - counts[Piece::new(kind, Color::Tan).index()] as i16
+                })
+                .collect();
+            match distinct.last_mut() {
+                Some((last, n)) if *last == x => *n += 1,
+                _ => distinct.push((x, 1)),
+            }
+        });
+        if let Err(e) = replayed {
+            tracing::warn!("skipping a game that does not replay: {e}");
+            continue;
+        }
+        let n: usize = distinct.iter().map(|(_, n)| n).sum();
+        if n == 0 {
+            continue;
+        }
+        for (x, count) in &distinct {
+            for (i, &d) in x.iter().enumerate() {
+                if d != 0 {
+                    changed[i] += count;
+                }
+            }
+        }
+        data.push(GameMaterial {
+            rows: distinct.into_iter().map(|(x, c)| (x, c as f64 / n as f64)).collect(),
+            result,
+        });
+    }
+    if data.len() < 2 {
+        return Err(Error::Match(format!("fit: {} usable games; at least 2 are needed", data.len())));
+    }
+    let column_of = |t: usize| columns.iter().position(|&c| c == t).expect("non-royal");
+    let ref_col = column_of(reference);
+    if changed[ref_col] == 0 {
+        return Err(Error::Match(format!(
+            "fit: the two sides never had different numbers of the reference {} in {} games",
+            token(reference),
+            data.len()
+        )));
+    }
+    let all: Vec<&GameMaterial> = data.iter().collect();
+    let (a, b) = normal_equations(&all, k);
+    let beta = solve(a, b).ok_or_else(|| Error::Match("fit: the normal equations are singular".into()))?;
+    let mut rng = ChaCha8Rng::seed_from_u64(options.seed ^ 0x6669_74);
+    let draws: Vec<DVector<f64>> = (0..options.resamples)
+        .filter_map(|_| {
+            let sample: Vec<&GameMaterial> = (0..data.len()).map(|_| &data[rng.gen_range(0..data.len())]).collect();
+            let (a, b) = normal_equations(&sample, k);
+            solve(a, b)
+        })
+        .collect();
+    let ref_ci = percentile_interval(draws.iter().map(|d| d[ref_col + 1]).collect());
+    let mut rows = Vec::new();
+    for &t in &types {
+        let c = column_of(t);
+        if changed[c] == 0 {
+            skipped.push((token(t), "its count never differed between the sides".to_string()));
+            continue;
+        }
+        let raw = beta[c + 1];
+        let raw_ci = percentile_interval(draws.iter().map(|d| d[c + 1]).collect());
+        let value = raw / beta[ref_col + 1];
+        // A ratio whose denominator may be 0 has no bounded interval.
+        let value_ci = if t == reference {
+            (1.0, 1.0)
+        } else if ref_ci.0 <= 0.0 {
+            (f64::NEG_INFINITY, f64::INFINITY)
+        } else {
+            percentile_interval(draws.iter().map(|d| d[c + 1] / d[ref_col + 1]).collect())
+        };
+        rows.push(MethodRow { piece: token(t), samples: changed[c], raw, raw_ci, value, value_ci });
+    }
+    Ok(MethodReport {
+        method: "fit",
+        variant: variant.name.clone(),
+        source: format!("{} self-play games (intercept, Blue's edge: {:+.3})", data.len(), beta[0]),
+        reference: token(reference),
+        raw_unit: "game result (+1/0/-1) per extra piece",
+        rows: finish(rows),
+        skipped,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fit_recovers_planted_values() {
+        // Material differences with results drawn from a linear model with known weights.
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let truth = [0.1, 0.2, 0.4];
+        let games: Vec<GameMaterial> = (0..4000)
+            .map(|_| {
+                let x: Vec<i16> = (0..3).map(|_| rng.gen_range(-1..=1)).collect();
+                // At most 0.7 in size: the model is exactly linear.
+                let mean: f64 = x.iter().zip(truth).map(|(&d, w)| d as f64 * w).sum();
+                let result = if rng.gen_bool((1.0 + mean) / 2.0) { 1.0 } else { -1.0 };
+                GameMaterial { rows: vec![(x, 1.0)], result }
+            })
+            .collect();
+        let all: Vec<&GameMaterial> = games.iter().collect();
+        let (a, b) = normal_equations(&all, 3);
+        let beta = solve(a, b).unwrap();
+        for (i, w) in truth.iter().enumerate() {
+            assert!((beta[i + 1] - w).abs() < 0.05, "coefficient {i}: {} vs {w}", beta[i + 1]);
+        }
+    }
+
+    #[test]
+    fn elo_of_value_is_odd_and_monotone() {
+        assert_eq!(elo_of_value(0.0), 0.0);
+        assert!((elo_of_value(0.5) + elo_of_value(-0.5)).abs() < 1e-9);
+        assert!(elo_of_value(0.9) > elo_of_value(0.5));
+        assert!(elo_of_value(1.0).is_finite());
+    }
+}
