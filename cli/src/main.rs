@@ -5,6 +5,7 @@
 //! `commands/mod.rs` for how to add one).
 
 mod commands;
+mod interrupt;
 
 use std::process::ExitCode;
 
@@ -38,6 +39,7 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
+    interrupt::default_sigpipe();
     let cli = Cli::parse();
     init_logging(cli.verbose, cli.quiet);
 

@@ -87,3 +87,44 @@ fn binary_links_libtorch_cuda_through_its_runpath() {
 fn fairyzero_cuda_build() -> bool {
     !stdout(&fairyzero(&["--version"])).contains("CPU-only build")
 }
+
+/// Ctrl-C on self-play: the games in progress finish and are written, the summary is printed,
+/// and the exit is clean.
+#[test]
+fn interrupted_selfplay_keeps_its_games() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("games");
+    let child = Command::new(env!("CARGO_BIN_EXE_fairyzero"))
+        .args(["selfplay", "--config", "../configs/runs/selfplay-example.toml", "--variant", "gardner"])
+        .args(["--games", "100000", "--simulations", "4", "--seed", "3", "--out"])
+        .arg(&out)
+        .env_remove("LD_LIBRARY_PATH")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    let status = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    let output = child.wait_with_output().unwrap();
+    let text = stdout(&output);
+    assert!(output.status.success(), "{output:?}");
+    assert!(text.contains("interrupted: the games finished so far are written"), "{text}");
+    let games: usize = std::fs::read_dir(&out).unwrap().count();
+    assert!(games >= 1, "no record file in {}", out.display());
+    let shown = fairyzero(&["show-game", out.read_dir().unwrap().next().unwrap().unwrap().path().to_str().unwrap()]);
+    assert!(shown.status.success(), "{shown:?}");
+}
+
+/// `fairyzero perft ... | true`: output to a pipe already closed ends the program quietly.
+#[test]
+fn a_closed_stdout_pipe_is_not_a_panic() {
+    let output = Command::new("sh")
+        .arg("-c")
+        .arg(format!("{} perft --variant chess --depth 3 --divide | true", env!("CARGO_BIN_EXE_fairyzero")))
+        .env_remove("LD_LIBRARY_PATH")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+}

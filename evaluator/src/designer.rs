@@ -34,7 +34,10 @@ use std::{
     collections::{BTreeMap, HashSet},
     fmt::Write as _,
     path::Path,
-    sync::Arc,
+    sync::{
+        atomic::{AtomicBool, Ordering},
+        Arc,
+    },
 };
 
 use fairyzero_rules::{Color, EndReason, Move, MoveList, Piece, PieceType, Position, Square, Variant};
@@ -68,11 +71,20 @@ pub struct DesignOptions {
     pub threads: usize,
     /// Games per appended batch.
     pub batch: usize,
+    /// Set (by a signal handler) to stop after the batch in progress; the report then covers
+    /// the games stored so far.
+    pub stop: Option<Arc<AtomicBool>>,
 }
 
 impl Default for DesignOptions {
     fn default() -> Self {
-        DesignOptions { games: 100, random_plies: 4, seed: 0, move_cap: None, threads: 0, batch: 32 }
+        DesignOptions { games: 100, random_plies: 4, seed: 0, move_cap: None, threads: 0, batch: 32, stop: None }
+    }
+}
+
+impl DesignOptions {
+    fn stopped(&self) -> bool {
+        self.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed))
     }
 }
 
@@ -361,6 +373,9 @@ fn run_experiments(
         }
         let mut g = 0;
         while g < options.games {
+            if options.stopped() {
+                return Ok(());
+            }
             let end = (g + options.batch.max(1)).min(options.games);
             let records: Vec<GameRecord> = pool.install(|| {
                 (g..end)

@@ -25,7 +25,7 @@ start = "rnbqk/ppppp/2Q2/PPPPP/RNBQK w - - 0 1"
     let v = Variant::from_toml("test", text, None).unwrap();
     let (_, greedy) = contestant("alphabeta:1:values=mobility", &v);
     let dir = tempfile::tempdir().unwrap();
-    let options = DesignOptions { games: 40, random_plies: 2, seed: 1, move_cap: Some(60), threads: 4, batch: 16 };
+    let options = DesignOptions { games: 40, random_plies: 2, seed: 1, move_cap: Some(60), threads: 4, batch: 16, stop: None };
     let first = run_balance(&v, &greedy, None, &options, dir.path(), None).unwrap();
     assert_eq!(first.overall.tally.games(), 40);
     let (lo, _) = first.overall.tally.interval();
@@ -49,7 +49,7 @@ fn balance_per_setup_array_writes_tables_and_plot() {
     assert_eq!(all.len(), 512);
     let (_, random) = contestant("random", &v);
     let dir = tempfile::tempdir().unwrap();
-    let options = DesignOptions { games: 2, random_plies: 0, seed: 2, move_cap: Some(20), threads: 4, batch: 8 };
+    let options = DesignOptions { games: 2, random_plies: 0, seed: 2, move_cap: Some(20), threads: 4, batch: 8, stop: None };
     let report = run_balance(&v, &random, Some(SetupSelection::Sample(3)), &options, dir.path(), None).unwrap();
     assert_eq!(report.arrays.len(), 3);
     assert_eq!(report.overall.tally.games(), 6);
@@ -68,7 +68,7 @@ fn piece_values_order_queen_rook_pawn() {
     let v = Variant::load("gardner").unwrap();
     let (spec, ab) = contestant("alphabeta:2:values=uniform", &v);
     let dir = tempfile::tempdir().unwrap();
-    let options = DesignOptions { games: 120, random_plies: 2, seed: 3, move_cap: Some(80), threads: 4, batch: 40 };
+    let options = DesignOptions { games: 120, random_plies: 2, seed: 3, move_cap: Some(80), threads: 4, batch: 40, stop: None };
     let report = run_piece_values(&v, &spec, &ab, None, "P", &options, dir.path(), None).unwrap();
     let value = |p: &str| report.rows.iter().find(|r| r.piece == p).unwrap().value;
     eprintln!("{:?}", report.rows);
@@ -103,7 +103,7 @@ betza = "QN"
     let v = Variant::from_toml("losalamos-amazon.toml", text, None).unwrap();
     let (spec, ab) = contestant("alphabeta:1:values=uniform", &v);
     let dir = tempfile::tempdir().unwrap();
-    let options = DesignOptions { games: 40, random_plies: 2, seed: 4, move_cap: Some(60), threads: 4, batch: 40 };
+    let options = DesignOptions { games: 40, random_plies: 2, seed: 4, move_cap: Some(60), threads: 4, batch: 40, stop: None };
     let pieces = ["A".to_string()];
     let gardner = Variant::from_toml("g.toml", &text.replace("losalamos", "gardner").replace("\"N\", \"A\"", "\"B\", \"N\", \"A\""), None).unwrap();
     let (gspec, gab) = contestant("alphabeta:1:values=uniform", &gardner);

@@ -125,6 +125,10 @@ pub struct PieceValuesArgs {
     pub threads: usize,
 }
 
+fn interrupted() -> bool {
+    crate::interrupt::stop_flag().load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// A method of `piece-values`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Method {
@@ -153,6 +157,7 @@ pub fn balance(args: BalanceArgs) -> Result<()> {
         move_cap: args.move_cap,
         threads: args.threads,
         batch: 32,
+        stop: Some(crate::interrupt::stop_flag()),
     };
     let arrays = match args.setups {
         Some(SetupSelection::All) => fairyzero_evaluator::designer::all_setups(&variant, 1 << 16).map(|a| a.len()),
@@ -171,6 +176,9 @@ pub fn balance(args: BalanceArgs) -> Result<()> {
             println!("  {}  {}", r.line(), r.array);
         }
         println!("tables: {}", args.out.join("balance.md").display());
+    }
+    if interrupted() {
+        println!("interrupted: the results above cover the games stored so far");
     }
     println!("{}", report.overall.line());
     Ok(())
@@ -195,6 +203,7 @@ pub fn piece_values(args: PieceValuesArgs) -> Result<()> {
             move_cap: args.move_cap,
             threads: args.threads,
             batch: 32,
+            stop: Some(crate::interrupt::stop_flag()),
         };
         let types = args.pieces.as_ref().map(|p| p.len() + 1).unwrap_or(variant.piece_count());
         let bar = fairyzero_selfplay::progress::bar((args.games.div_ceil(2) * 2 * types) as u64, true);
@@ -224,6 +233,9 @@ pub fn piece_values(args: PieceValuesArgs) -> Result<()> {
             println!("  {piece}: not measured ({why})");
         }
         println!("table: {}", args.out.join("piece-values.md").display());
+        if interrupted() {
+            println!("interrupted: the values above cover the games stored so far (rerun to add more)");
+        }
         matches_report = Some(report);
     }
     let mut others: Vec<MethodReport> = Vec::new();

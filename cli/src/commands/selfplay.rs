@@ -3,7 +3,7 @@
 
 use std::{
     path::{Path, PathBuf},
-    sync::{atomic::AtomicBool, Arc},
+    sync::Arc,
     time::Duration,
 };
 
@@ -139,7 +139,11 @@ pub fn run(args: SelfPlayArgs) -> Result<()> {
         rate
     });
     let options = RunOptions { games: args.games, seed, net: net_id, out_dir: Some(args.out.clone()), progress: true };
-    let summary = run_selfplay(&variant, &config, evaluator.as_ref(), &options, &AtomicBool::new(false), |_| {})?;
+    let stop = crate::interrupt::stop_flag();
+    let summary = run_selfplay(&variant, &config, evaluator.as_ref(), &options, &stop, |_| {})?;
+    if stop.load(std::sync::atomic::Ordering::Relaxed) {
+        println!("interrupted: the games finished so far are written");
+    }
     println!("{summary}");
     if let Some(raw) = raw {
         let inside = summary.evaluated() as f64 / summary.elapsed.as_secs_f64().max(1e-9);
