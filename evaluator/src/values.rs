@@ -21,7 +21,8 @@
 //! The reference 1.4 is about a chess pawn's `m` on 8x8 and the exponent damps long-range
 //! riders, whose mobility overstates their worth (chess on 8x8 gives pawn 0.92, knight 2.88,
 //! bishop 4.33, rook 6.31, queen 9.30: the order is right, the rook and the bishop run high).
-//! Royal pieces get 0 material value in every source (losing them ends the game instead).
+//! Royal pieces get 0 material value in every source (losing them ends the game instead). In a
+//! variant won by losing every piece (losing chess) every value is negated.
 //! Hoppers that need a screen to capture get no capture mobility from a lone enemy, so they
 //! are undervalued; the estimate is a baseline's heuristic, not a measurement.
 
@@ -91,7 +92,7 @@ impl PieceValues {
     pub fn new(v: &Arc<Variant>, source: ValueSource) -> PieceValues {
         let n = v.piece_count();
         let royal = |t: usize| v.pieces[t].royal;
-        let (values, estimated) = match source {
+        let (values, estimated): (Vec<f32>, Vec<bool>) = match source {
             ValueSource::Uniform => ((0..n).map(|t| if royal(t) { 0.0 } else { 1.0 }).collect(), vec![false; n]),
             ValueSource::Mobility => {
                 let m = mobility_values(v);
@@ -110,6 +111,9 @@ impl PieceValues {
                 (values, (0..n).map(|t| !royal(t) && given(t).is_none()).collect())
             }
         };
+        // Where a side that loses all its pieces wins (losing chess), material is a liability:
+        // the baselines must want less of it, or the "greedy" baseline plays to lose.
+        let values: Vec<f32> = if material_is_a_liability(v) { values.into_iter().map(|x: f32| -x).collect() } else { values };
         PieceValues { source, values, estimated }
     }
 
@@ -123,6 +127,12 @@ impl PieceValues {
         let counts = pos.piece_counts();
         self.values.iter().enumerate().map(|(t, &x)| x * (counts[2 * t] as f32 - counts[2 * t + 1] as f32)).sum()
     }
+}
+
+/// Whether the variant is won by losing every piece (an extinction rule over all pieces whose
+/// value for the extinct side is a win).
+pub fn material_is_a_liability(v: &Variant) -> bool {
+    v.rules.extinction.as_ref().is_some_and(|e| e.types.is_none() && e.value == fairyzero_rules::GameValue::Win)
 }
 
 /// The mobility estimate `m(t)` of every piece type (see the module documentation).
@@ -243,6 +253,22 @@ mod tests {
         assert!((7.0..12.0).contains(&q), "queen {q}");
         let values = PieceValues::new(&v, ValueSource::Mobility);
         assert_eq!(values.get(v.piece_by_token("K").unwrap()), 0.0);
+    }
+
+    /// In losing chess the baselines want to shed material: greedy, which maximises material,
+    /// must then beat random play (it lost to it when it kept material).
+    #[test]
+    fn material_is_a_liability_in_losing_variants() {
+        let anti = Variant::load("antilosalamos").unwrap();
+        assert!(material_is_a_liability(&anti) && !material_is_a_liability(&Variant::load("chess").unwrap()));
+        let q = anti.piece_by_token("Q").unwrap();
+        assert!(PieceValues::new(&anti, ValueSource::Nominal).get(q) < 0.0);
+        let player = |s: &str| {
+            crate::PlayerSpec::parse(s).unwrap().contestant(&anti, None, &crate::SearchPlayerConfig::default()).unwrap()
+        };
+        let options = crate::MatchOptions { games: 60, seed: 2, ..crate::MatchOptions::default() };
+        let report = crate::run_match(&anti, &player("greedy"), &player("random"), &options, None).unwrap();
+        assert!(report.score() > 0.65, "greedy vs random in anti-Los Alamos: {}", report.result_line());
     }
 
     #[test]

@@ -26,4 +26,4 @@ pub use moves::{Move, MoveKind, MoveList};
 pub use notation::{MoveError, PositionError};
 pub use position::{perft, perft_divide, EndReason, Outcome, Position};
 pub use types::{Color, Dims, Piece, PieceType, Square};
-pub use variant::{Variant, VariantError, VariantSpec};
+pub use variant::{GameValue, Variant, VariantError, VariantSpec};
