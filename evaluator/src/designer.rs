@@ -553,10 +553,6 @@ fn write_balance_files(report: &BalanceReport, out: &Path) -> Result<(), Error> 
         );
     }
     let _ = writeln!(md, "\nMirror-image arrays are not merged: each setup ply sequence is its own row.");
-    for (name, text) in [("balance.csv", csv), ("balance.md", md)] {
-        let p = out.join(name);
-        std::fs::write(&p, text).map_err(io_err(&p))?;
-    }
     let bars: Vec<Bar> = report
         .arrays
         .iter()
@@ -565,7 +561,32 @@ fn write_balance_files(report: &BalanceReport, out: &Path) -> Result<(), Error> 
             Bar { label: r.array.clone(), value: r.tally.score(), lo, hi }
         })
         .collect();
-    bar_plot(&bars, "first player's score per array (95% CI)", Some(0.5), &out.join("balance.png"))
+    write_table_files(out, "balance", csv, md, &bars, "first player's score per array (95% CI)", Some(0.5))
+}
+
+/// Writes `OUT/STEM.csv`, `OUT/STEM.md` and the bar chart `OUT/STEM.png`, each atomically.
+fn write_table_files(
+    out: &Path,
+    stem: &str,
+    csv: String,
+    md: String,
+    bars: &[Bar],
+    title: &str,
+    line: Option<f64>,
+) -> Result<(), Error> {
+    std::fs::create_dir_all(out).map_err(io_err(out))?;
+    for (ext, text) in [("csv", csv), ("md", md)] {
+        crate::ranking::write_atomic(&out.join(format!("{stem}.{ext}")), text.as_bytes())?;
+    }
+    let png = out.join(format!("{stem}.png"));
+    let tmp = out.join(format!(".{stem}.tmp.png"));
+    bar_plot(bars, title, line, &tmp)?;
+    std::fs::rename(&tmp, &png).map_err(io_err(&png))
+}
+
+/// Bars of values with their intervals.
+fn value_bars<'a>(rows: impl Iterator<Item = (&'a str, f64, (f64, f64))>) -> Vec<Bar> {
+    rows.map(|(label, value, (lo, hi))| Bar { label: label.to_string(), value, lo, hi }).collect()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -861,27 +882,13 @@ fn write_piece_value_files(report: &PieceValueReport, out: &Path) -> Result<(), 
     for (p, why) in &report.skipped {
         let _ = writeln!(md, "\nNot measured: `{p}` ({why}).");
     }
-    for (name, text) in [("piece-values.csv", csv), ("piece-values.md", md)] {
-        let p = out.join(name);
-        std::fs::create_dir_all(out).map_err(io_err(out))?;
-        std::fs::write(&p, text).map_err(io_err(&p))?;
-    }
-    let bars: Vec<Bar> = report
-        .rows
-        .iter()
-        .map(|r| Bar { label: r.piece.clone(), value: r.value, lo: r.value_ci.0, hi: r.value_ci.1 })
-        .collect();
-    bar_plot(
-        &bars,
-        &format!("piece values in units of {} (95% CI)", report.reference),
-        None,
-        &out.join("piece-values.png"),
-    )
+    let bars = value_bars(report.rows.iter().map(|r| (r.piece.as_str(), r.value, r.value_ci)));
+    let title = format!("piece values in units of {} (95% CI)", report.reference);
+    write_table_files(out, "piece-values", csv, md, &bars, &title, None)
 }
 
 /// Writes `piece-values-<method>.{csv,md,png}` of a probe or fit table.
 pub fn write_method_files(report: &MethodReport, out: &Path) -> Result<(), Error> {
-    std::fs::create_dir_all(out).map_err(io_err(out))?;
     let mut csv = String::from("piece,samples,raw,raw_low,raw_high,value,value_low,value_high\n");
     let title = match report.method {
         "probe" => "value-net probe",
@@ -907,21 +914,9 @@ pub fn write_method_files(report: &MethodReport, out: &Path) -> Result<(), Error
     for (p, why) in &report.skipped {
         let _ = writeln!(md, "\nNot measured: `{p}` ({why}).");
     }
-    for (ext, text) in [("csv", csv), ("md", md)] {
-        let p = out.join(format!("piece-values-{}.{ext}", report.method));
-        std::fs::write(&p, text).map_err(io_err(&p))?;
-    }
-    let bars: Vec<Bar> = report
-        .rows
-        .iter()
-        .map(|r| Bar { label: r.piece.clone(), value: r.value, lo: r.value_ci.0, hi: r.value_ci.1 })
-        .collect();
-    bar_plot(
-        &bars,
-        &format!("piece values ({title}) in units of {} (95% CI)", report.reference),
-        None,
-        &out.join(format!("piece-values-{}.png", report.method)),
-    )
+    let bars = value_bars(report.rows.iter().map(|r| (r.piece.as_str(), r.value, r.value_ci)));
+    let title = format!("piece values ({title}) in units of {} (95% CI)", report.reference);
+    write_table_files(out, &format!("piece-values-{}", report.method), csv, md, &bars, &title, None)
 }
 
 /// Writes `piece-values-compare.md`: one column per method that was run, pieces as rows.
@@ -965,9 +960,8 @@ pub fn write_comparison(matches: Option<&PieceValueReport>, others: &[MethodRepo
         }
         md.push('\n');
     }
-    let path = out.join("piece-values-compare.md");
     std::fs::create_dir_all(out).map_err(io_err(out))?;
-    std::fs::write(&path, md).map_err(io_err(&path))
+    crate::ranking::write_atomic(&out.join("piece-values-compare.md"), md.as_bytes())
 }
 
 // ---------------------------------------------------------------------------------------------

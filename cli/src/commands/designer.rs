@@ -37,11 +37,18 @@ pub struct BalanceArgs {
     #[arg(long, default_value = "balance")]
     pub out: PathBuf,
 
+    #[command(flatten)]
+    pub play: PlayArgs,
+}
+
+/// How the design tools' games are played (shared by `balance` and `piece-values`).
+#[derive(Debug, clap::Args)]
+pub struct PlayArgs {
     /// Random plies of each opening (after the setup phase)
     #[arg(long, default_value_t = 4)]
     pub plies: u32,
 
-    /// Seed of the openings and of the players' random choices
+    /// Seed of the openings, of the players' random choices and of the probe's sampling
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
 
@@ -52,6 +59,20 @@ pub struct BalanceArgs {
     /// Games played in parallel (default: one per core)
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
+}
+
+impl PlayArgs {
+    fn options(&self, games: usize) -> DesignOptions {
+        DesignOptions {
+            games,
+            random_plies: self.plies,
+            seed: self.seed,
+            move_cap: self.move_cap,
+            threads: self.threads,
+            batch: 32,
+            stop: Some(crate::interrupt::stop_flag()),
+        }
+    }
 }
 
 #[derive(Debug, clap::Args)]
@@ -109,20 +130,8 @@ pub struct PieceValuesArgs {
     #[arg(long)]
     pub out: PathBuf,
 
-    /// Random plies of each opening
-    #[arg(long, default_value_t = 4)]
-    pub plies: u32,
-
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
-
-    /// Plies after the opening before a draw (default: the variant's move cap)
-    #[arg(long)]
-    pub move_cap: Option<u32>,
-
-    /// Games played in parallel (default: one per core)
-    #[arg(long, default_value_t = 0)]
-    pub threads: usize,
+    #[command(flatten)]
+    pub play: PlayArgs,
 }
 
 fn interrupted() -> bool {
@@ -150,15 +159,7 @@ pub fn balance(args: BalanceArgs) -> Result<()> {
     }
     let variant = Variant::load(&args.variant).context("loading the variant")?;
     let (_, p) = player(&args.player, &variant)?;
-    let options = DesignOptions {
-        games: args.games,
-        random_plies: args.plies,
-        seed: args.seed,
-        move_cap: args.move_cap,
-        threads: args.threads,
-        batch: 32,
-        stop: Some(crate::interrupt::stop_flag()),
-    };
+    let options = args.play.options(args.games);
     let arrays = match args.setups {
         Some(SetupSelection::All) => fairyzero_evaluator::designer::all_setups(&variant, 1 << 16).map(|a| a.len()),
         Some(SetupSelection::Sample(k)) => Some(k),
@@ -196,15 +197,7 @@ pub fn piece_values(args: PieceValuesArgs) -> Result<()> {
             bail!("--method matches needs --player (alphabeta:DEPTH:values=mobility, or a checkpoint)");
         };
         let (spec, p) = player(text, &variant)?;
-        let options = DesignOptions {
-            games: args.games,
-            random_plies: args.plies,
-            seed: args.seed,
-            move_cap: args.move_cap,
-            threads: args.threads,
-            batch: 32,
-            stop: Some(crate::interrupt::stop_flag()),
-        };
+        let options = args.play.options(args.games);
         let types = args.pieces.as_ref().map(|p| p.len() + 1).unwrap_or(variant.piece_count());
         let bar = fairyzero_selfplay::progress::bar((args.games.div_ceil(2) * 2 * types) as u64, true);
         let progress = |n: usize| bar.set_position(n as u64);
@@ -248,7 +241,7 @@ pub fn piece_values(args: PieceValuesArgs) -> Result<()> {
             positions: args.positions,
             skip_plies: args.skip_plies,
             resamples: args.resamples,
-            seed: args.seed,
+            seed: args.play.seed,
             ..MaterialOptions::default()
         };
         if wants(Method::Probe) {
