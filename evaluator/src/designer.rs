@@ -88,8 +88,9 @@ impl DesignOptions {
     }
 }
 
-/// Called after every game with the number of games finished in this run.
-pub type DesignProgress<'a> = dyn Fn(usize) + Sync + 'a;
+/// Called after every game with the number of games finished in this run and the number this
+/// run plays.
+pub type DesignProgress<'a> = dyn Fn(usize, usize) + Sync + 'a;
 
 /// Wins, draws and losses from one side's point of view.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -150,6 +151,9 @@ impl std::str::FromStr for SetupSelection {
 pub struct BalanceRow {
     /// The setup plies of the array (empty: the variant's openings, arrays sampled).
     pub array: String,
+    /// With mirror merging: the setup plies of the array's mirror image, whose games this row
+    /// stands for too.
+    pub mirror: Option<String>,
     pub tally: Tally,
 }
 
@@ -360,6 +364,7 @@ fn run_experiments(
         .build()
         .map_err(|e| Error::Match(format!("cannot start the game threads: {e}")))?;
     let done = std::sync::atomic::AtomicUsize::new(0);
+    let total = experiments.len() * options.games;
     let variant_hash = format!("{:016x}", variant.hash);
     for (e_index, e) in experiments.iter().enumerate() {
         let before = existing
@@ -407,7 +412,7 @@ fn run_experiments(
                         };
                         let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                         if let Some(p) = progress {
-                            p(n);
+                            p(n, total);
                         }
                         rec
                     })
@@ -439,15 +444,22 @@ pub struct BalanceReport {
     pub overall: BalanceRow,
     /// Per array, most balanced first (|score - 1/2| ascending); empty without `--setups`.
     pub arrays: Vec<BalanceRow>,
+    /// With mirror merging asked for: how many arrays were merged into their mirror image's row.
+    pub mirrors_merged: Option<usize>,
 }
 
 const BALANCE_KEY: &str = "balance";
 
 /// Plays `options.games` more games (per array with `setups`) and reports everything stored.
+/// With `merge_mirrors`, an array whose left-right mirror image is also selected is played and
+/// reported once, for both (only where the mirror is a symmetry of the game: see
+/// `fairyzero_rules::symmetry`).
+#[allow(clippy::too_many_arguments)]
 pub fn run_balance(
     variant: &Arc<Variant>,
     player: &Contestant,
     setups: Option<SetupSelection>,
+    merge_mirrors: bool,
     options: &DesignOptions,
     out: &Path,
     progress: Option<&DesignProgress<'_>>,
@@ -477,6 +489,7 @@ pub fn run_balance(
                 .collect()
         }
     };
+    let (experiments, mirrors) = if merge_mirrors { merge_mirror_arrays(experiments) } else { (experiments, Vec::new()) };
     run_experiments(variant, player, &experiments, options, &store, progress)?;
     let records = store.load()?.records;
     let all = tallies(variant, &player.name, &records);
@@ -490,8 +503,9 @@ pub fn run_balance(
         }
         if setups.is_some() {
             if let Some(array) = key.strip_prefix("balance setup=") {
-                if experiments.iter().any(|e| &e.key == key) {
-                    arrays.push(BalanceRow { array: array.to_string(), tally: *t });
+                if let Some(i) = experiments.iter().position(|e| &e.key == key) {
+                    let mirror = mirrors.iter().find(|(kept, _)| *kept == i).map(|(_, m)| m.clone());
+                    arrays.push(BalanceRow { array: array.to_string(), mirror, tally: *t });
                 }
             }
         }
@@ -503,8 +517,9 @@ pub fn run_balance(
     let report = BalanceReport {
         player: player.name.clone(),
         variant: variant.name.clone(),
-        overall: BalanceRow { array: String::new(), tally: overall },
+        overall: BalanceRow { array: String::new(), mirror: None, tally: overall },
         arrays,
+        mirrors_merged: merge_mirrors.then_some(mirrors.len()),
     };
     if setups.is_some() {
         write_balance_files(&report, out)?;
@@ -512,12 +527,33 @@ pub fn run_balance(
     Ok(report)
 }
 
+/// Keeps the first array of every mirror pair; returns the kept experiments and, per merged
+/// array, the index of the kept one and the merged one's setup plies.
+fn merge_mirror_arrays(experiments: Vec<Experiment>) -> (Vec<Experiment>, Vec<(usize, String)>) {
+    let mut kept: Vec<Experiment> = Vec::new();
+    let mut kept_hashes: Vec<u64> = Vec::new();
+    let mut merged = Vec::new();
+    for e in experiments {
+        // Compare positions without history, as the mirror image is built.
+        let own = e.start.edited(&[]).map(|p| p.hash()).ok();
+        let mirror = e.start.mirrored().and_then(Result::ok).map(|p| p.hash());
+        match mirror.filter(|&m| Some(m) != own).and_then(|m| kept_hashes.iter().position(|&h| h == m)) {
+            Some(i) => merged.push((i, e.start_text.clone())),
+            None => {
+                kept_hashes.push(own.unwrap_or(e.start.hash()));
+                kept.push(e);
+            }
+        }
+    }
+    (kept, merged)
+}
+
 fn io_err(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
     move |error| Error::Io { path: path.display().to_string(), error }
 }
 
 fn write_balance_files(report: &BalanceReport, out: &Path) -> Result<(), Error> {
-    let mut csv = String::from("rank,array,games,wins,draws,losses,score,ci_low,ci_high\n");
+    let mut csv = String::from("rank,array,mirror,games,wins,draws,losses,score,ci_low,ci_high\n");
     let mut md = format!(
         "# Balance of {} ({} against itself), first player's score per initial array\n\n| rank | array | games | W | D | L | score | 95% CI |\n|---:|---|---:|---:|---:|---:|---:|---|\n",
         report.variant, report.player
@@ -527,9 +563,10 @@ fn write_balance_files(report: &BalanceReport, out: &Path) -> Result<(), Error> 
         let (lo, hi) = t.interval();
         let _ = writeln!(
             csv,
-            "{},\"{}\",{},{},{},{},{:.4},{:.4},{:.4}",
+            "{},\"{}\",\"{}\",{},{},{},{},{:.4},{:.4},{:.4}",
             i + 1,
             r.array,
+            r.mirror.as_deref().unwrap_or(""),
             t.games(),
             t.wins,
             t.draws,
@@ -540,9 +577,10 @@ fn write_balance_files(report: &BalanceReport, out: &Path) -> Result<(), Error> 
         );
         let _ = writeln!(
             md,
-            "| {} | `{}` | {} | {} | {} | {} | {:.3} | {:.3}–{:.3} |",
+            "| {} | `{}`{} | {} | {} | {} | {} | {:.3} | {:.3}–{:.3} |",
             i + 1,
             r.array,
+            r.mirror.as_ref().map(|m| format!(" = mirror of `{m}`")).unwrap_or_default(),
             t.games(),
             t.wins,
             t.draws,
@@ -552,7 +590,13 @@ fn write_balance_files(report: &BalanceReport, out: &Path) -> Result<(), Error> 
             hi
         );
     }
-    let _ = writeln!(md, "\nMirror-image arrays are not merged: each setup ply sequence is its own row.");
+    let _ = match report.mirrors_merged {
+        Some(n) => writeln!(
+            md,
+            "\nMirror images merged: {n} arrays were played as, and counted with, their left-right mirror image (named after the row's array)."
+        ),
+        None => writeln!(md, "\nMirror-image arrays are not merged: each setup ply sequence is its own row."),
+    };
     let bars: Vec<Bar> = report
         .arrays
         .iter()
@@ -1067,4 +1111,41 @@ fn draw_bars(
     }
     root.present()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Scirocco's 512 arrays: every piece is left-right symmetric and there is no castling, so
+    /// arrays pair off with their mirror images; each merged array's position is the mirror of
+    /// the kept one's.
+    #[test]
+    fn scirocco_arrays_merge_with_their_mirror_images() {
+        let v = Variant::load("scirocco").unwrap();
+        let start = first_position(&v);
+        let arrays = all_setups(&v, 1 << 16).unwrap();
+        assert_eq!(arrays.len(), 512);
+        let experiments: Vec<Experiment> = arrays
+            .iter()
+            .map(|moves| {
+                let mut pos = start.clone();
+                moves.iter().for_each(|&m| pos.make(m));
+                let text = moves_text(&start, moves);
+                Experiment { key: text.clone(), start: pos, start_text: text }
+            })
+            .collect();
+        let texts: Vec<String> = experiments.iter().map(|e| e.start_text.clone()).collect();
+        let (kept, merged) = merge_mirror_arrays(experiments);
+        assert_eq!(kept.len() + merged.len(), 512);
+        assert!(!merged.is_empty(), "no array was merged");
+        for (i, text) in &merged {
+            let original = texts.iter().position(|t| t == text).unwrap();
+            let mut pos = start.clone();
+            arrays[original].iter().for_each(|&m| pos.make(m));
+            let mirror = pos.mirrored().unwrap().unwrap();
+            assert_eq!(mirror.board(), kept[*i].start.board(), "{text} is not the mirror of {}", kept[*i].start_text);
+        }
+        eprintln!("{} arrays kept, {} merged", kept.len(), merged.len());
+    }
 }

@@ -26,13 +26,13 @@ start = "rnbqk/ppppp/2Q2/PPPPP/RNBQK w - - 0 1"
     let (_, greedy) = contestant("alphabeta:1:values=mobility", &v);
     let dir = tempfile::tempdir().unwrap();
     let options = DesignOptions { games: 40, random_plies: 2, seed: 1, move_cap: Some(60), threads: 4, batch: 16, stop: None };
-    let first = run_balance(&v, &greedy, None, &options, dir.path(), None).unwrap();
+    let first = run_balance(&v, &greedy, None, false, &options, dir.path(), None).unwrap();
     assert_eq!(first.overall.tally.games(), 40);
     let (lo, _) = first.overall.tally.interval();
     assert!(lo > 0.5, "{}", first.overall.line());
     assert!(first.overall.line().starts_with("first-player "));
     // A rerun adds games (fresh openings) and the interval shrinks.
-    let second = run_balance(&v, &greedy, None, &options, dir.path(), None).unwrap();
+    let second = run_balance(&v, &greedy, None, false, &options, dir.path(), None).unwrap();
     assert_eq!(second.overall.tally.games(), 80);
     let width = |r: &fairyzero_evaluator::designer::BalanceRow| {
         let (lo, hi) = r.tally.interval();
@@ -50,16 +50,25 @@ fn balance_per_setup_array_writes_tables_and_plot() {
     let (_, random) = contestant("random", &v);
     let dir = tempfile::tempdir().unwrap();
     let options = DesignOptions { games: 2, random_plies: 0, seed: 2, move_cap: Some(20), threads: 4, batch: 8, stop: None };
-    let report = run_balance(&v, &random, Some(SetupSelection::Sample(3)), &options, dir.path(), None).unwrap();
+    let report = run_balance(&v, &random, Some(SetupSelection::Sample(3)), false, &options, dir.path(), None).unwrap();
     assert_eq!(report.arrays.len(), 3);
     assert_eq!(report.overall.tally.games(), 6);
     for f in ["balance.csv", "balance.md", "balance.png"] {
         assert!(dir.path().join(f).exists(), "{f}");
     }
     assert_eq!(std::fs::read_to_string(dir.path().join("balance.csv")).unwrap().lines().count(), 4);
+    assert_eq!(report.mirrors_merged, None);
+    // Merging mirror images: 40 sampled arrays, some of them mirror pairs, fewer rows.
+    let merged_dir = tempfile::tempdir().unwrap();
+    let one = DesignOptions { games: 1, ..options.clone() };
+    let merged = run_balance(&v, &random, Some(SetupSelection::Sample(40)), true, &one, merged_dir.path(), None).unwrap();
+    let n = merged.mirrors_merged.unwrap();
+    assert_eq!(merged.arrays.len() + n, 40);
+    assert_eq!(merged.arrays.iter().filter(|r| r.mirror.is_some()).count(), n);
+    assert!(std::fs::read_to_string(merged_dir.path().join("balance.md")).unwrap().contains("Mirror images merged"));
     // Gardner has no setup phase.
     let g = Variant::load("gardner").unwrap();
-    assert!(run_balance(&g, &random, Some(SetupSelection::All), &options, dir.path(), None).is_err());
+    assert!(run_balance(&g, &random, Some(SetupSelection::All), false, &options, dir.path(), None).is_err());
 }
 
 #[test]

@@ -19,6 +19,7 @@ pub mod notation;
 pub mod position;
 pub mod powers;
 pub mod setup;
+pub mod symmetry;
 pub mod types;
 pub mod variant;
 

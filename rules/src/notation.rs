@@ -255,7 +255,6 @@ impl Position {
     /// Prints the position string.
     pub fn to_fen(&self) -> String {
         let v = self.variant();
-        let d = v.dims;
         let mut s = v.board_field(|sq| self.piece_at(sq));
         s.push(' ');
         s.push(if self.side_to_move() == Color::Blue { 'w' } else { 'b' });
@@ -264,19 +263,21 @@ impl Position {
             s.push(' ');
             s.push_str(&self.castling_field(self.castling_rights(), |sq| self.piece_at(sq)));
             s.push(' ');
-            match self.en_passant() {
-                Some(ep) => {
-                    s.push_str(&d.square_name(ep.squares[0]));
-                    // Fairy-Stockfish's form: passed square, plus the landing square unless the
-                    // pawn stands right beyond it (Berolina's diagonal step, triple steps).
-                    let beyond = d.square(d.file(ep.squares[0]), d.rank(ep.squares[0]) - self.side_to_move().forward());
-                    if beyond != Some(ep.victim) {
-                        s.push_str(&d.square_name(ep.victim));
-                    }
-                }
-                None => s.push('-'),
-            }
+            s.push_str(&self.en_passant_field(self.en_passant()));
             s.push_str(&format!(" {} {}", self.halfmove_clock(), self.fullmove_number()));
+        }
+        s
+    }
+
+    /// The en-passant field: Fairy-Stockfish's form, the passed square, plus the landing square
+    /// unless the pawn stands right beyond it (Berolina's diagonal step, triple steps).
+    fn en_passant_field(&self, ep: Option<EnPassant>) -> String {
+        let Some(ep) = ep else { return "-".into() };
+        let d = self.variant().dims;
+        let mut s = d.square_name(ep.squares[0]);
+        let beyond = d.square(d.file(ep.squares[0]), d.rank(ep.squares[0]) - self.side_to_move().forward());
+        if beyond != Some(ep.victim) {
+            s.push_str(&d.square_name(ep.victim));
         }
         s
     }
@@ -328,32 +329,40 @@ impl Position {
     /// pawn on a rank it may not stand on) is an error, not a broken position. Designer tools
     /// use it to remove or add one piece.
     pub fn edited(&self, edits: &[(Square, Option<Piece>)]) -> Result<Position, PositionError> {
-        let v = self.variant();
         let edited = |sq: Square| edits.iter().any(|&(s, _)| s == sq);
+        let mut rights = self.castling_rights();
+        for bit in 0..4 {
+            if rights & (1 << bit) != 0 && (edited(self.castle_rooks()[bit]) || edited(self.castle_kings()[bit / 2])) {
+                rights &= !(1 << bit);
+            }
+        }
+        let ep = self.en_passant().filter(|ep| !edited(ep.victim) && !ep.squares.iter().any(|&s| !s.is_none() && edited(s)));
         let piece_at = |sq: Square| match edits.iter().rev().find(|&&(s, _)| s == sq) {
             Some(&(_, p)) => p,
             None => self.piece_at(sq),
         };
+        self.rebuilt(piece_at, rights, ep)
+    }
+
+    /// A new position without history, with this one's side to move, counters and other
+    /// fields but the board `piece_at`, the castling `rights` and the en-passant right `ep`,
+    /// built through the position-string parser (so it is checked like any input).
+    pub(crate) fn rebuilt(
+        &self,
+        piece_at: impl Fn(Square) -> Option<Piece>,
+        rights: CastlingRights,
+        ep: Option<EnPassant>,
+    ) -> Result<Position, PositionError> {
+        let v = self.variant();
         let fen = self.to_fen();
         let mut fields: Vec<String> = fen.split(' ').map(str::to_string).collect();
-        fields[0] = v.board_field(piece_at);
+        fields[0] = v.board_field(&piece_at);
         let extended = v.notation == NotationStyle::Uci || v.rules.castling.is_some() || v.rules.en_passant;
         if extended && fields.len() >= 4 {
-            let mut rights = self.castling_rights();
-            for bit in 0..4 {
-                let king = self.castle_kings()[bit / 2];
-                if rights & (1 << bit) != 0 && (edited(self.castle_rooks()[bit]) || edited(king)) {
-                    rights &= !(1 << bit);
-                }
-            }
-            fields[2] = self.castling_field(rights, piece_at);
-            if let Some(ep) = self.en_passant() {
-                if edited(ep.victim) || ep.squares.iter().any(|&s| !s.is_none() && edited(s)) {
-                    fields[3] = "-".into();
-                }
-            }
+            fields[2] = self.castling_field(rights, &piece_at);
+            fields[3] = self.en_passant_field(ep);
         }
-        Position::from_fen(Arc::clone(self.variant()), &fields.join(" "))
+        Position::from_fen(Arc::clone(v), &fields.join(" "))
     }
 
     // -----------------------------------------------------------------------------------------

@@ -589,6 +589,9 @@ pub struct Variant {
     pub(crate) royal: Vec<bool>,
     /// `(file, rank)` of every square, so hot paths avoid divisions.
     pub(crate) coords: Vec<(i16, i16)>,
+    /// Per piece type: it, and every type it can become, moves left-right symmetrically (see
+    /// [`crate::symmetry`]).
+    pub mirror_safe: Vec<bool>,
 }
 
 impl fmt::Debug for Variant {
@@ -853,7 +856,9 @@ impl Variant {
         let rides_to_capture =
             geometries.iter().map(|atoms| atoms.iter().any(|a| a.modality.captures && a.max_steps != 1)).collect();
         let royal = pieces.iter().map(|p| p.royal).collect();
+        let mirror_safe = crate::symmetry::mirror_safe_types(&spec.pieces, &pieces);
         let mut variant = Variant {
+            mirror_safe,
             attack_tables,
             line_dirs,
             rides_to_capture,
@@ -933,6 +938,7 @@ impl Variant {
             rides_to_capture: self.rides_to_capture.clone(),
             royal: self.royal.clone(),
             coords: self.coords.clone(),
+            mirror_safe: self.mirror_safe.clone(),
             zobrist: Zobrist {
                 setup: self.zobrist.setup.clone(),
                 pieces: self.zobrist.pieces.clone(),

@@ -568,6 +568,27 @@ fn edited_positions_are_consistent() {
     assert!(without_rook.to_fen().starts_with("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/1NBQKBNR w Kkq "), "{}", without_rook.to_fen());
 }
 
+/// `Position::mirrored`: where the mirror is safe, mirroring twice gives the board back, and the
+/// mirror image has as many legal moves, each the mirror of one of the original's.
+#[test]
+fn mirrored_positions_mirror_the_moves() {
+    let mut mirrored_some = 0;
+    walk(10, 80, 12, |ctx, pos, legal, _| {
+        let Some(m) = pos.mirrored() else { return };
+        let mut m = m.unwrap_or_else(|e| panic!("{ctx} mirror of {}: {e}", pos.to_fen()));
+        mirrored_some += 1;
+        let back = m.mirrored().expect("the mirror of a safe position is safe").unwrap();
+        assert_eq!(back.board(), pos.board(), "{ctx}");
+        if pos.repetitions() == 0 {
+            let d = pos.variant().dims;
+            let ours: HashSet<Move> = legal.iter().map(|mv| map_move(mv, |s| d.mirror(s))).collect();
+            let theirs: HashSet<Move> = legal_of(&mut m).into_iter().collect();
+            assert_eq!(ours, theirs, "{ctx} mirrored moves of {}", pos.to_fen());
+        }
+    });
+    assert!(mirrored_some > 100, "only {mirrored_some} positions were mirror-safe");
+}
+
 #[test]
 fn move_strings_round_trip() {
     let mut parsed = 0u64;

@@ -3,108 +3,37 @@
 //! The encoding is already relative to the side to move (the board is rotated by 180° for Tan,
 //! see `model/src/encoding.rs`), so the colour symmetry is built in. What remains is the
 //! left-right mirror, and it is only a symmetry of the game at a position when the rules
-//! commute with it from there on:
-//!
-//! - every piece on the board, and every type it can become by promotion, moves left-right
-//!   symmetrically: its Betza geometry is closed under `dx -> -dx` and so are the geometry
-//!   parameters of its powers (multi-leg components count as asymmetric);
-//! - there are no castling rights (the king and rook files do not mirror);
-//! - the setup phase is over (placement choices need not be symmetric).
-//!
-//! Promotion zones and initial-move regions are whole ranks, so they mirror onto themselves.
-//! Nothing else in the rules depends on files.
+//! commute with it from there on; the rules crate decides that from the piece definitions and
+//! the rules state ([`fairyzero_rules::symmetry`], `Position::mirror_safe`).
 //!
 //! [`MirrorRules::position_ok`] decides per position; [`mirror_input`] mirrors chosen positions
 //! of a [`NetInput`] in place (piece ids, planes and every square of every move); the policy
 //! targets need no change because the moves keep their order.
 
 use fairyzero_model::{encoding::ENCODING_VERSION, NetInput};
-use fairyzero_rules::{geometry, powers::PowerSpec, Position, Variant};
+use fairyzero_rules::{Position, Variant};
 use tch::{Kind, Tensor};
 
-/// Whether a Betza text is closed under the left-right mirror (multi-leg components count as
-/// asymmetric: their later legs are relative to the earlier ones).
-pub fn betza_symmetric(text: &str) -> bool {
-    let Ok(g) = geometry::parse(text) else { return false };
-    let atoms: Vec<geometry::Atom> = g.atoms().copied().collect();
-    g.multi_leg().next().is_none() && atoms.iter().all(|a| atoms.contains(&geometry::Atom { dx: -a.dx, ..*a }))
-}
-
-/// Whether a power acts left-right symmetrically. Exhaustive on purpose: a new power kind must
-/// be classified here.
-pub fn power_symmetric(power: &PowerSpec) -> bool {
-    match power {
-        PowerSpec::Relay { grants, .. } => betza_symmetric(grants),
-        PowerSpec::Igui { targets } | PowerSpec::Convert { targets } | PowerSpec::Swap { targets } => {
-            betza_symmetric(targets)
-        }
-        PowerSpec::HopCapture { over, .. } => betza_symmetric(over),
-        PowerSpec::Pass => true,
-        PowerSpec::HopRider { dirs, .. }
-        | PowerSpec::Sweep { dirs, .. }
-        | PowerSpec::SupportedSlide { dirs, .. }
-        | PowerSpec::LongLeap { dirs }
-        | PowerSpec::Approach { dirs, .. }
-        | PowerSpec::Withdraw { dirs } => betza_symmetric(dirs),
-        PowerSpec::Immobilize { reach } => betza_symmetric(reach),
-        PowerSpec::BentRider { first, then, .. } => betza_symmetric(first) && betza_symmetric(then),
-    }
-}
-
-/// Per piece type of a variant: may a position holding it be mirrored?
+/// Whether the mirror augmentation applies to a variant, and where.
 #[derive(Clone, Debug)]
 pub struct MirrorRules {
-    /// The type and every type it can become are symmetric.
-    ok: Vec<bool>,
+    any: bool,
 }
 
 impl MirrorRules {
     pub fn new(variant: &Variant) -> MirrorRules {
-        let n = variant.piece_count();
-        let own: Vec<bool> = variant
-            .spec
-            .pieces
-            .iter()
-            .map(|p| betza_symmetric(&p.betza) && p.powers.iter().all(power_symmetric))
-            .collect();
-        // Close over promotion (and promotion upgrades): a piece that may turn into an
-        // asymmetric one breaks the symmetry of the game from here on.
-        let becomes = |t: usize| -> Vec<usize> {
-            let def = &variant.pieces[t];
-            let mut out: Vec<usize> = def.promotes_to.iter().map(|p| p.index()).collect();
-            if let Some((_, b)) = def.promotion_upgrade {
-                out.push(b.index());
-            }
-            out
-        };
-        let ok = (0..n)
-            .map(|t| {
-                let mut seen = vec![false; n];
-                let mut stack = vec![t];
-                while let Some(u) = stack.pop() {
-                    if std::mem::replace(&mut seen[u], true) {
-                        continue;
-                    }
-                    if !own[u] {
-                        return false;
-                    }
-                    stack.extend(becomes(u));
-                }
-                true
-            })
-            .collect();
-        MirrorRules { ok }
+        MirrorRules { any: variant.mirror_safe.iter().any(|&b| b) }
     }
 
     /// Whether any position of the variant can be mirrored.
     pub fn any(&self) -> bool {
-        self.ok.iter().any(|&b| b)
+        self.any
     }
 
     /// Whether the left-right mirror of `pos` is a position of the same game with the mirrored
-    /// moves and the same value (see the module documentation).
+    /// moves and the same value.
     pub fn position_ok(&self, pos: &Position) -> bool {
-        pos.castling_rights() == 0 && !pos.in_setup() && pos.board().iter().flatten().all(|p| self.ok[p.kind().index()])
+        self.any && pos.mirror_safe()
     }
 }
 
@@ -163,19 +92,20 @@ mod tests {
     use std::sync::Arc;
 
     use fairyzero_model::{Device, StandardEncoding};
-    use fairyzero_rules::{Color, MoveList, Square};
+    use fairyzero_rules::{MoveList, Square};
     use rand::{seq::SliceRandom, SeedableRng};
 
     use super::*;
 
     #[test]
     fn piece_symmetry_from_definitions() {
+        use fairyzero_rules::symmetry::betza_symmetric;
         assert!(betza_symmetric("K") && betza_symmetric("fmWfcF") && betza_symmetric("N"));
         assert!(!betza_symmetric("lW") && !betza_symmetric("frF"));
         for name in ["chess", "losalamos", "antilosalamos", "gardner", "shatranj"] {
             let v = Variant::load(name).unwrap();
             let r = MirrorRules::new(&v);
-            assert!(r.ok.iter().all(|&b| b), "{name}: every piece is symmetric");
+            assert!(v.mirror_safe.iter().all(|&b| b), "{name}: every piece is symmetric");
             // The start position of chess keeps castling rights: not mirrorable.
             let start = Position::start(Arc::clone(&v));
             assert_eq!(r.position_ok(&start), start.castling_rights() == 0, "{name}");
@@ -210,32 +140,11 @@ betza = "lW"
 "#;
         let v = Variant::from_toml("lopsided", text, None).unwrap();
         let r = MirrorRules::new(&v);
-        assert_eq!(r.ok, vec![true, false, false]);
+        assert_eq!(v.mirror_safe, vec![true, false, false]);
         let pos = Position::start(Arc::clone(&v));
         assert!(!r.position_ok(&pos), "its pawns may become Leftys");
         let kings = Position::from_fen(Arc::clone(&v), "k4/5/5/5/K4 w - - 0 1").unwrap();
         assert!(r.position_ok(&kings));
-    }
-
-    /// The position string of `pos` mirrored left-right (no castling rights).
-    fn mirrored_fen(pos: &Position) -> String {
-        let v = pos.variant();
-        let d = v.dims;
-        let mut s = v.board_field(|sq| pos.piece_at(d.mirror(sq)));
-        s.push_str(if pos.side_to_move() == Color::Blue { " w - " } else { " b - " });
-        let ep = match pos.en_passant() {
-            Some(e) => e
-                .squares
-                .iter()
-                .filter(|q| !q.is_none())
-                .map(|&q| d.square_name(d.mirror(q)))
-                .next()
-                .unwrap_or("-".into()),
-            None => "-".into(),
-        };
-        s.push_str(&ep);
-        s.push_str(&format!(" {} {}", pos.halfmove_clock(), pos.fullmove_number()));
-        s
     }
 
     /// Per move: (from, to, kind, mover, piece, captures count, aux, sorted captures), squares
@@ -302,7 +211,7 @@ betza = "lW"
                     }
                     // Both sides from position strings, so that they share (no) history.
                     let mut a = Position::from_fen(Arc::clone(&v), &pos.to_fen()).unwrap();
-                    let mut b = Position::from_fen(Arc::clone(&v), &mirrored_fen(&a)).unwrap();
+                    let mut b = a.mirrored().expect("mirror-safe").unwrap();
                     let (mut la, mut lb) = (MoveList::new(), MoveList::new());
                     a.legal_moves(&mut la);
                     b.legal_moves(&mut lb);

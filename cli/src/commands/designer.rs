@@ -33,6 +33,11 @@ pub struct BalanceArgs {
     #[arg(long)]
     pub setups: Option<SetupSelection>,
 
+    /// With --setups: play and report an array and its left-right mirror image as one (where
+    /// the mirror is a symmetry of the game: symmetric pieces, no castling)
+    #[arg(long, requires = "setups")]
+    pub merge_mirrors: bool,
+
     /// Output directory (results store, balance.{csv,md,png})
     #[arg(long, default_value = "balance")]
     pub out: PathBuf,
@@ -160,19 +165,22 @@ pub fn balance(args: BalanceArgs) -> Result<()> {
     let variant = Variant::load(&args.variant).context("loading the variant")?;
     let (_, p) = player(&args.player, &variant)?;
     let options = args.play.options(args.games);
-    let arrays = match args.setups {
-        Some(SetupSelection::All) => fairyzero_evaluator::designer::all_setups(&variant, 1 << 16).map(|a| a.len()),
-        Some(SetupSelection::Sample(k)) => Some(k),
-        None => Some(1),
-    }
-    .unwrap_or(1);
-    let bar = fairyzero_selfplay::progress::bar((args.games * arrays) as u64, true);
-    let progress = |n: usize| bar.set_position(n as u64);
-    let report = run_balance(&variant, &p, args.setups, &options, &args.out, Some(&progress))?;
+    let bar = fairyzero_selfplay::progress::bar(args.games as u64, true);
+    let progress = |n: usize, total: usize| {
+        bar.set_length(total as u64);
+        bar.set_position(n as u64);
+    };
+    let report = run_balance(&variant, &p, args.setups, args.merge_mirrors, &options, &args.out, Some(&progress))?;
     bar.finish_and_clear();
     println!("balance of {} ({} against itself), results in {}", report.variant, report.player, args.out.display());
     if !report.arrays.is_empty() {
-        println!("{} arrays (mirror images not merged), most balanced first:", report.arrays.len());
+        match report.mirrors_merged {
+            Some(n) => println!(
+                "{} rows ({n} arrays merged with their mirror image), most balanced first:",
+                report.arrays.len()
+            ),
+            None => println!("{} arrays (mirror images not merged), most balanced first:", report.arrays.len()),
+        }
         for r in report.arrays.iter().take(20) {
             println!("  {}  {}", r.line(), r.array);
         }
@@ -198,9 +206,11 @@ pub fn piece_values(args: PieceValuesArgs) -> Result<()> {
         };
         let (spec, p) = player(text, &variant)?;
         let options = args.play.options(args.games);
-        let types = args.pieces.as_ref().map(|p| p.len() + 1).unwrap_or(variant.piece_count());
-        let bar = fairyzero_selfplay::progress::bar((args.games.div_ceil(2) * 2 * types) as u64, true);
-        let progress = |n: usize| bar.set_position(n as u64);
+        let bar = fairyzero_selfplay::progress::bar(args.games as u64, true);
+        let progress = |n: usize, total: usize| {
+            bar.set_length(total as u64);
+            bar.set_position(n as u64);
+        };
         let report = run_piece_values(
             &variant,
             &spec,
