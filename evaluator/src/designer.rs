@@ -46,8 +46,8 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
 use crate::{
-    material::MethodReport,
     matches::{GameRecord, GameResult, RECORD_VERSION},
+    material::MethodReport,
     player::{Contestant, GameContext, PlayerSpec},
     ratings::wilson_interval,
     store::ResultStore,
@@ -489,7 +489,8 @@ pub fn run_balance(
                 .collect()
         }
     };
-    let (experiments, mirrors) = if merge_mirrors { merge_mirror_arrays(experiments) } else { (experiments, Vec::new()) };
+    let (experiments, mirrors) =
+        if merge_mirrors { merge_mirror_arrays(experiments) } else { (experiments, Vec::new()) };
     run_experiments(variant, player, &experiments, options, &store, progress)?;
     let records = store.load()?.records;
     let all = tallies(variant, &player.name, &records);
@@ -889,8 +890,9 @@ pub fn run_piece_values(
 }
 
 fn write_piece_value_files(report: &PieceValueReport, out: &Path) -> Result<(), Error> {
-    let mut csv =
-        String::from("piece,imbalance,games,score,score_low,score_high,elo,elo_low,elo_high,value,value_low,value_high\n");
+    let mut csv = String::from(
+        "piece,imbalance,games,score,score_low,score_high,elo,elo_low,elo_high,value,value_low,value_high\n",
+    );
     let mut md = format!(
         "# Piece values of {} by material-imbalance matches ({} against itself)\n\nValue = Elo advantage of the side with the piece / that of the reference `{}`; 95% intervals.\n\n| piece | imbalance | games | score of the side with it | Elo | value | 95% CI |\n|---|---|---:|---:|---:|---:|---|\n",
         report.variant, report.player, report.reference
@@ -920,7 +922,14 @@ fn write_piece_value_files(report: &PieceValueReport, out: &Path) -> Result<(), 
                 Imbalance::Removed => "one removed",
                 Imbalance::Added => "one added",
             },
-            r.games, r.score, r.score_ci.0, r.score_ci.1, r.elo, r.value, r.value_ci.0, r.value_ci.1
+            r.games,
+            r.score,
+            r.score_ci.0,
+            r.score_ci.1,
+            r.elo,
+            r.value,
+            r.value_ci.0,
+            r.value_ci.1
         );
     }
     for (p, why) in &report.skipped {

@@ -28,8 +28,8 @@
 
 pub mod alphabeta;
 pub mod designer;
-pub mod material;
 pub mod matches;
+pub mod material;
 pub mod player;
 pub mod plot;
 pub mod ranking;

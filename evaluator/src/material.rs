@@ -106,12 +106,17 @@ pub fn load_games(variant: &Variant, dir: &Path) -> Result<Vec<GameRecord>, Erro
     Ok(games)
 }
 
+/// The piece types a report covers.
+struct Selection {
+    /// Non-royal types to measure (the reference among them).
+    types: Vec<usize>,
+    reference: usize,
+    /// Types asked for but not measurable, with why.
+    skipped: Vec<(String, String)>,
+}
+
 /// The piece types to report: `pieces` (tokens) or every non-royal type, plus the reference.
-fn selected_types(
-    variant: &Variant,
-    pieces: Option<&[String]>,
-    reference: &str,
-) -> Result<(Vec<usize>, usize, Vec<(String, String)>), Error> {
+fn selected_types(variant: &Variant, pieces: Option<&[String]>, reference: &str) -> Result<Selection, Error> {
     let by_token = |t: &str| {
         variant
             .piece_by_token(t)
@@ -137,7 +142,7 @@ fn selected_types(
         }
         !royal
     });
-    Ok((types, reference, skipped))
+    Ok(Selection { types, reference, skipped })
 }
 
 /// Elo of a value `v = W - L` in [-1, 1] (expected score clamped to [0.001, 0.999]).
@@ -184,7 +189,7 @@ fn finish(mut rows: Vec<MethodRow>) -> Vec<MethodRow> {
 fn sample_positions(variant: &Arc<Variant>, games: &[GameRecord], wanted: usize, seed: u64) -> Vec<Position> {
     let total: usize = games.iter().map(|g| g.moves.len()).sum();
     let p = (wanted as f64 / total.max(1) as f64).min(1.0);
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x7072_6f62_65);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x0070_726f_6265);
     let mut out = Vec::new();
     for g in games {
         let picks: Vec<usize> = (0..g.moves.len()).filter(|_| rng.gen_bool(p)).collect();
@@ -236,7 +241,7 @@ pub fn probe_values(
     reference: &str,
     options: &MaterialOptions,
 ) -> Result<MethodReport, Error> {
-    let (types, reference, mut skipped) = selected_types(variant, pieces, reference)?;
+    let Selection { types, reference, mut skipped } = selected_types(variant, pieces, reference)?;
     let sampled = sample_positions(variant, games, options.positions, options.seed);
     let mut rng = ChaCha8Rng::seed_from_u64(options.seed ^ 0x7265_6d6f_7665);
     let mut positions: Vec<(Position, Vec<Move>)> = Vec::new();
@@ -254,8 +259,10 @@ pub fn probe_values(
         for &kind in &types {
             for color in Color::BOTH {
                 let piece = Piece::new(PieceType(kind as u8), color);
-                let squares: Vec<Square> =
-                    (0..base.board().len()).map(|i| Square(i as u16)).filter(|&s| base.piece_at(s) == Some(piece)).collect();
+                let squares: Vec<Square> = (0..base.board().len())
+                    .map(|i| Square(i as u16))
+                    .filter(|&s| base.piece_at(s) == Some(piece))
+                    .collect();
                 if squares.is_empty() {
                     continue;
                 }
@@ -312,11 +319,8 @@ pub fn probe_values(
             .collect();
         let value = if t == reference { 1.0 } else { raw / ref_mean };
         // A ratio whose denominator may be 0 has no bounded interval.
-        let value_ci = if ref_bounded || t == reference {
-            percentile_interval(draws)
-        } else {
-            (f64::NEG_INFINITY, f64::INFINITY)
-        };
+        let value_ci =
+            if ref_bounded || t == reference { percentile_interval(draws) } else { (f64::NEG_INFINITY, f64::INFINITY) };
         rows.push(MethodRow { piece: token(t), samples: d.len(), raw, raw_ci, value, value_ci });
     }
     Ok(MethodReport {
@@ -381,7 +385,7 @@ pub fn fit_values(
     reference: &str,
     options: &MaterialOptions,
 ) -> Result<MethodReport, Error> {
-    let (types, reference, mut skipped) = selected_types(variant, pieces, reference)?;
+    let Selection { types, reference, mut skipped } = selected_types(variant, pieces, reference)?;
     let token = |t: usize| variant.pieces[t].token.clone();
     // Every non-royal type is a column, whether reported or not: leaving a type out would
     // load its worth onto the types it is traded for.
@@ -410,7 +414,8 @@ pub fn fit_values(
                 .iter()
                 .map(|&t| {
                     let kind = PieceType(t as u8);
-                    counts[Piece::new(kind, Color::Blue).index()] as i16 - counts[Piece::new(kind, Color::Tan).index()] as i16
+                    counts[Piece::new(kind, Color::Blue).index()] as i16
+                        - counts[Piece::new(kind, Color::Tan).index()] as i16
                 })
                 .collect();
             match distinct.last_mut() {
@@ -433,10 +438,7 @@ pub fn fit_values(
                 }
             }
         }
-        data.push(GameMaterial {
-            rows: distinct.into_iter().map(|(x, c)| (x, c as f64 / n as f64)).collect(),
-            result,
-        });
+        data.push(GameMaterial { rows: distinct.into_iter().map(|(x, c)| (x, c as f64 / n as f64)).collect(), result });
     }
     if data.len() < 2 {
         return Err(Error::Match(format!("fit: {} usable games; at least 2 are needed", data.len())));
@@ -453,7 +455,7 @@ pub fn fit_values(
     let all: Vec<&GameMaterial> = data.iter().collect();
     let (a, b) = normal_equations(&all, k);
     let beta = solve(a, b).ok_or_else(|| Error::Match("fit: the normal equations are singular".into()))?;
-    let mut rng = ChaCha8Rng::seed_from_u64(options.seed ^ 0x6669_74);
+    let mut rng = ChaCha8Rng::seed_from_u64(options.seed ^ 0x0066_6974);
     let draws: Vec<DVector<f64>> = (0..options.resamples)
         .filter_map(|_| {
             let sample: Vec<&GameMaterial> = (0..data.len()).map(|_| &data[rng.gen_range(0..data.len())]).collect();

@@ -113,7 +113,8 @@ impl PieceValues {
         };
         // Where a side that loses all its pieces wins (losing chess), material is a liability:
         // the baselines must want less of it, or the "greedy" baseline plays to lose.
-        let values: Vec<f32> = if material_is_a_liability(v) { values.into_iter().map(|x: f32| -x).collect() } else { values };
+        let values: Vec<f32> =
+            if material_is_a_liability(v) { values.into_iter().map(|x: f32| -x).collect() } else { values };
         PieceValues { source, values, estimated }
     }
 

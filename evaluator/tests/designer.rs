@@ -3,7 +3,9 @@
 use std::time::Instant;
 
 use fairyzero_evaluator::{
-    designer::{run_balance, run_piece_values, write_comparison, write_method_files, DesignOptions, Imbalance, SetupSelection},
+    designer::{
+        run_balance, run_piece_values, write_comparison, write_method_files, DesignOptions, Imbalance, SetupSelection,
+    },
     PlayerSpec, SearchPlayerConfig,
 };
 use fairyzero_rules::Variant;
@@ -25,7 +27,8 @@ start = "rnbqk/ppppp/2Q2/PPPPP/RNBQK w - - 0 1"
     let v = Variant::from_toml("test", text, None).unwrap();
     let (_, greedy) = contestant("alphabeta:1:values=mobility", &v);
     let dir = tempfile::tempdir().unwrap();
-    let options = DesignOptions { games: 40, random_plies: 2, seed: 1, move_cap: Some(60), threads: 4, batch: 16, stop: None };
+    let options =
+        DesignOptions { games: 40, random_plies: 2, seed: 1, move_cap: Some(60), threads: 4, batch: 16, stop: None };
     let first = run_balance(&v, &greedy, None, false, &options, dir.path(), None).unwrap();
     assert_eq!(first.overall.tally.games(), 40);
     let (lo, _) = first.overall.tally.interval();
@@ -49,7 +52,8 @@ fn balance_per_setup_array_writes_tables_and_plot() {
     assert_eq!(all.len(), 512);
     let (_, random) = contestant("random", &v);
     let dir = tempfile::tempdir().unwrap();
-    let options = DesignOptions { games: 2, random_plies: 0, seed: 2, move_cap: Some(20), threads: 4, batch: 8, stop: None };
+    let options =
+        DesignOptions { games: 2, random_plies: 0, seed: 2, move_cap: Some(20), threads: 4, batch: 8, stop: None };
     let report = run_balance(&v, &random, Some(SetupSelection::Sample(3)), false, &options, dir.path(), None).unwrap();
     assert_eq!(report.arrays.len(), 3);
     assert_eq!(report.overall.tally.games(), 6);
@@ -61,7 +65,8 @@ fn balance_per_setup_array_writes_tables_and_plot() {
     // Merging mirror images: 40 sampled arrays, some of them mirror pairs, fewer rows.
     let merged_dir = tempfile::tempdir().unwrap();
     let one = DesignOptions { games: 1, ..options.clone() };
-    let merged = run_balance(&v, &random, Some(SetupSelection::Sample(40)), true, &one, merged_dir.path(), None).unwrap();
+    let merged =
+        run_balance(&v, &random, Some(SetupSelection::Sample(40)), true, &one, merged_dir.path(), None).unwrap();
     let n = merged.mirrors_merged.unwrap();
     assert_eq!(merged.arrays.len() + n, 40);
     assert_eq!(merged.arrays.iter().filter(|r| r.mirror.is_some()).count(), n);
@@ -77,7 +82,8 @@ fn piece_values_order_queen_rook_pawn() {
     let v = Variant::load("gardner").unwrap();
     let (spec, ab) = contestant("alphabeta:2:values=uniform", &v);
     let dir = tempfile::tempdir().unwrap();
-    let options = DesignOptions { games: 120, random_plies: 2, seed: 3, move_cap: Some(80), threads: 4, batch: 40, stop: None };
+    let options =
+        DesignOptions { games: 120, random_plies: 2, seed: 3, move_cap: Some(80), threads: 4, batch: 40, stop: None };
     let report = run_piece_values(&v, &spec, &ab, None, "P", &options, dir.path(), None).unwrap();
     let value = |p: &str| report.rows.iter().find(|r| r.piece == p).unwrap().value;
     eprintln!("{:?}", report.rows);
@@ -112,9 +118,15 @@ betza = "QN"
     let v = Variant::from_toml("losalamos-amazon.toml", text, None).unwrap();
     let (spec, ab) = contestant("alphabeta:1:values=uniform", &v);
     let dir = tempfile::tempdir().unwrap();
-    let options = DesignOptions { games: 40, random_plies: 2, seed: 4, move_cap: Some(60), threads: 4, batch: 40, stop: None };
+    let options =
+        DesignOptions { games: 40, random_plies: 2, seed: 4, move_cap: Some(60), threads: 4, batch: 40, stop: None };
     let pieces = ["A".to_string()];
-    let gardner = Variant::from_toml("g.toml", &text.replace("losalamos", "gardner").replace("\"N\", \"A\"", "\"B\", \"N\", \"A\""), None).unwrap();
+    let gardner = Variant::from_toml(
+        "g.toml",
+        &text.replace("losalamos", "gardner").replace("\"N\", \"A\"", "\"B\", \"N\", \"A\""),
+        None,
+    )
+    .unwrap();
     let (gspec, gab) = contestant("alphabeta:1:values=uniform", &gardner);
     let small = DesignOptions { games: 2, ..options.clone() };
     let report = run_piece_values(&gardner, &gspec, &gab, Some(&pieces), "P", &small, dir.path(), None).unwrap();
@@ -151,7 +163,8 @@ fn probe_and_fit_on_selfplay_records() {
         setup: "default".to_string().into(),
         ..SelfPlayConfig::default()
     };
-    let options = RunOptions { games: 160, seed: 7, net: "mock".into(), out_dir: Some(games_dir.clone()), progress: false };
+    let options =
+        RunOptions { games: 160, seed: 7, net: "mock".into(), out_dir: Some(games_dir.clone()), progress: false };
     let mock = MockEvaluator::material();
     run_selfplay(&v, &config, &mock, &options, &std::sync::atomic::AtomicBool::new(false), |_| {}).unwrap();
     // A broken file beside the games is skipped, not fatal.

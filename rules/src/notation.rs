@@ -336,7 +336,8 @@ impl Position {
                 rights &= !(1 << bit);
             }
         }
-        let ep = self.en_passant().filter(|ep| !edited(ep.victim) && !ep.squares.iter().any(|&s| !s.is_none() && edited(s)));
+        let ep =
+            self.en_passant().filter(|ep| !edited(ep.victim) && !ep.squares.iter().any(|&s| !s.is_none() && edited(s)));
         let piece_at = |sq: Square| match edits.iter().rev().find(|&&(s, _)| s == sq) {
             Some(&(_, p)) => p,
             None => self.piece_at(sq),

@@ -565,7 +565,11 @@ fn edited_positions_are_consistent() {
     let start = Position::start(Arc::clone(&v));
     let a1 = v.dims.parse_square("a1").unwrap();
     let without_rook = start.edited(&[(a1, None)]).unwrap();
-    assert!(without_rook.to_fen().starts_with("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/1NBQKBNR w Kkq "), "{}", without_rook.to_fen());
+    assert!(
+        without_rook.to_fen().starts_with("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/1NBQKBNR w Kkq "),
+        "{}",
+        without_rook.to_fen()
+    );
 }
 
 /// `Position::mirrored`: where the mirror is safe, mirroring twice gives the board back, and the

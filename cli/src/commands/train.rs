@@ -31,8 +31,11 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
         print!("{}", config.to_toml());
         return Ok(());
     }
-    let summary = fairyzero_trainer::train(config, &TrainOptions { rebuild_index: args.rebuild_index, stop: Some(crate::interrupt::stop_flag()) })
-        .context("training")?;
+    let summary = fairyzero_trainer::train(
+        config,
+        &TrainOptions { rebuild_index: args.rebuild_index, stop: Some(crate::interrupt::stop_flag()) },
+    )
+    .context("training")?;
     print!("{}", summary.to_markdown());
     println!("\nrun directory: {} (metrics.jsonl, tensorboard/, ranking.md, summary.md)", summary.run_dir);
     Ok(())
