@@ -852,18 +852,17 @@ pub fn run_piece_values(
         let (value, value_ci) = if t == reference_type {
             (1.0, (1.0, 1.0))
         } else {
-            let value = elo / ref_elo;
-            let lo = if ref_ci.1 > 0.0 {
-                elo_ci.0 / if elo_ci.0 >= 0.0 { ref_ci.1 } else { ref_ci.0.max(1e-9) }
+            // Undefined while the reference's advantage is not measurably above 0.
+            let value = if ref_elo > 0.0 { elo / ref_elo } else { f64::NAN };
+            let interval = if ref_ci.0 > 0.0 {
+                (
+                    elo_ci.0 / if elo_ci.0 >= 0.0 { ref_ci.1 } else { ref_ci.0 },
+                    elo_ci.1 / if elo_ci.1 >= 0.0 { ref_ci.0 } else { ref_ci.1 },
+                )
             } else {
-                f64::NEG_INFINITY
+                (f64::NEG_INFINITY, f64::INFINITY)
             };
-            let hi = if ref_ci.0 > 0.0 {
-                elo_ci.1 / if elo_ci.1 >= 0.0 { ref_ci.0 } else { ref_ci.1 }
-            } else {
-                f64::INFINITY
-            };
-            (value, (lo, hi))
+            (value, interval)
         };
         rows.push(PieceValueRow {
             piece: token_of(t),
@@ -1065,8 +1064,11 @@ fn draw_bars(
 ) -> Result<(), Box<dyn std::error::Error>> {
     use plotters::prelude::*;
     let finite = |x: f64, d: f64| if x.is_finite() { x } else { d };
-    let mut y_min = bars.iter().map(|b| finite(b.lo, b.value).min(b.value)).fold(0.0f64, f64::min);
-    let mut y_max = bars.iter().map(|b| finite(b.hi, b.value).max(b.value)).fold(line.unwrap_or(0.0), f64::max);
+    // The axis spans the finite values and bounds only: an undefined value (a reference not yet
+    // measurably above 0) draws no bar, an unbounded interval a whisker to the axis' end.
+    let ends = bars.iter().flat_map(|b| [b.lo, b.value, b.hi]).filter(|x| x.is_finite());
+    let mut y_min = ends.clone().fold(0.0f64, f64::min);
+    let mut y_max = ends.fold(line.unwrap_or(0.0), f64::max);
     if y_max.partial_cmp(&y_min) != Some(std::cmp::Ordering::Greater) {
         y_max = y_min + 1.0;
     }
@@ -1106,7 +1108,7 @@ fn draw_bars(
         chart.configure_mesh().x_labels(0).y_labels(0).draw()?;
     }
     let fill = RGBColor(30, 90, 200);
-    chart.draw_series(bars.iter().enumerate().map(|(i, b)| {
+    chart.draw_series(bars.iter().enumerate().filter(|(_, b)| b.value.is_finite()).map(|(i, b)| {
         let x = i as f64;
         Rectangle::new([(x + 0.15, 0.0f64.max(y_min)), (x + 0.85, b.value)], fill.mix(0.7).filled())
     }))?;
@@ -1125,6 +1127,21 @@ fn draw_bars(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Undefined values and unbounded intervals (a reference with no measurable advantage yet)
+    /// still give a plot, promptly (an infinite axis once made the plotting loop forever).
+    #[test]
+    fn plots_survive_undefined_values() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bars.png");
+        let bars = [
+            Bar { label: "P".into(), value: 1.0, lo: 1.0, hi: 1.0 },
+            Bar { label: "N".into(), value: f64::NAN, lo: f64::NEG_INFINITY, hi: f64::INFINITY },
+            Bar { label: "B".into(), value: f64::INFINITY, lo: -1.9e11, hi: f64::INFINITY },
+        ];
+        bar_plot(&bars, "test", None, &path).unwrap();
+        assert!(path.exists());
+    }
 
     /// Scirocco's 512 arrays: every piece is left-right symmetric and there is no castling, so
     /// arrays pair off with their mirror images; each merged array's position is the mirror of
