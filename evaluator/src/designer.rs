@@ -852,17 +852,9 @@ pub fn run_piece_values(
         let (value, value_ci) = if t == reference_type {
             (1.0, (1.0, 1.0))
         } else {
-            // Undefined while the reference's advantage is not measurably above 0.
-            let value = if ref_elo > 0.0 { elo / ref_elo } else { f64::NAN };
-            let interval = if ref_ci.0 > 0.0 {
-                (
-                    elo_ci.0 / if elo_ci.0 >= 0.0 { ref_ci.1 } else { ref_ci.0 },
-                    elo_ci.1 / if elo_ci.1 >= 0.0 { ref_ci.0 } else { ref_ci.1 },
-                )
-            } else {
-                (f64::NEG_INFINITY, f64::INFINITY)
-            };
-            (value, interval)
+            // Undefined while the reference's advantage is 0.
+            let value = if ref_elo != 0.0 { elo / ref_elo } else { f64::NAN };
+            (value, crate::material::ratio_interval(elo_ci, ref_ci))
         };
         rows.push(PieceValueRow {
             piece: token_of(t),

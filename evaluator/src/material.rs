@@ -176,6 +176,22 @@ fn percentile_interval(mut draws: Vec<f64>) -> (f64, f64) {
     (at(0.025), at(0.975))
 }
 
+/// Whether an interval lies on one side of 0: only then is a ratio over it bounded. (In a
+/// losing variant every piece is a liability and the reference's interval is negative.)
+pub(crate) fn excludes_zero((lo, hi): (f64, f64)) -> bool {
+    lo > 0.0 || hi < 0.0
+}
+
+/// The range of `x / y` for `x` in `num` and `y` in `den`: unbounded when `den` reaches 0,
+/// otherwise the extremes over the corners (the ratio is monotone in each argument there).
+pub(crate) fn ratio_interval(num: (f64, f64), den: (f64, f64)) -> (f64, f64) {
+    if !excludes_zero(den) {
+        return (f64::NEG_INFINITY, f64::INFINITY);
+    }
+    let corners = [num.0 / den.0, num.0 / den.1, num.1 / den.0, num.1 / den.1];
+    (corners.iter().copied().fold(f64::INFINITY, f64::min), corners.iter().copied().fold(f64::NEG_INFINITY, f64::max))
+}
+
 fn finish(mut rows: Vec<MethodRow>) -> Vec<MethodRow> {
     rows.sort_by(|a, b| a.value.total_cmp(&b.value).then_with(|| a.piece.cmp(&b.piece)));
     rows
@@ -297,7 +313,7 @@ pub fn probe_values(
         )));
     };
     let ref_mean = mean(ref_deltas);
-    let ref_bounded = mean_interval(ref_deltas).1 .0 > 0.0;
+    let ref_bounded = excludes_zero(mean_interval(ref_deltas).1);
     let mut rows = Vec::new();
     for &t in &types {
         let Some(d) = deltas.get(&t).filter(|d| d.len() >= 2) else {
@@ -477,7 +493,7 @@ pub fn fit_values(
         // A ratio whose denominator may be 0 has no bounded interval.
         let value_ci = if t == reference {
             (1.0, 1.0)
-        } else if ref_ci.0 <= 0.0 {
+        } else if !excludes_zero(ref_ci) {
             (f64::NEG_INFINITY, f64::INFINITY)
         } else {
             percentile_interval(draws.iter().map(|d| d[c + 1] / d[ref_col + 1]).collect())
@@ -519,6 +535,14 @@ mod tests {
         for (i, w) in truth.iter().enumerate() {
             assert!((beta[i + 1] - w).abs() < 0.05, "coefficient {i}: {} vs {w}", beta[i + 1]);
         }
+    }
+
+    #[test]
+    fn ratio_intervals() {
+        assert_eq!(ratio_interval((2.0, 4.0), (1.0, 2.0)), (1.0, 4.0));
+        assert_eq!(ratio_interval((-4.0, -2.0), (-2.0, -1.0)), (1.0, 4.0));
+        assert_eq!(ratio_interval((-1.0, 2.0), (1.0, 2.0)), (-1.0, 2.0));
+        assert_eq!(ratio_interval((1.0, 2.0), (-1.0, 2.0)), (f64::NEG_INFINITY, f64::INFINITY));
     }
 
     #[test]
