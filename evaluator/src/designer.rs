@@ -928,7 +928,14 @@ fn write_piece_value_files(report: &PieceValueReport, out: &Path) -> Result<(), 
     }
     let bars = value_bars(report.rows.iter().map(|r| (r.piece.as_str(), r.value, r.value_ci)));
     let title = format!("piece values in units of {} (95% CI)", report.reference);
-    write_table_files(out, "piece-values", csv, md, &bars, &title, None)
+    write_table_files(out, "piece-values", csv, md, &bars, &title, None)?;
+    // The Elo of each imbalance has a bounded interval even while the ratios' are not (few
+    // games, a reference worth little to the player): the plot to read then.
+    let elo = value_bars(report.rows.iter().map(|r| (r.piece.as_str(), r.elo, r.elo_ci)));
+    let png = out.join("piece-values-elo.png");
+    let tmp = out.join(".piece-values-elo.tmp.png");
+    bar_plot(&elo, "Elo advantage of the side with the piece (95% CI)", Some(0.0), &tmp)?;
+    std::fs::rename(&tmp, &png).map_err(io_err(&png))
 }
 
 /// Writes `piece-values-<method>.{csv,md,png}` of a probe or fit table.

@@ -90,7 +90,7 @@ fn piece_values_order_queen_rook_pawn() {
     assert!(value("Q") > value("R"), "{:?}", report.rows);
     assert!(value("R") > value("N").max(value("B")), "{:?}", report.rows);
     assert!(value("N").min(value("B")) > value("P"), "{:?}", report.rows);
-    for f in ["piece-values.csv", "piece-values.md", "piece-values.png"] {
+    for f in ["piece-values.csv", "piece-values.md", "piece-values.png", "piece-values-elo.png"] {
         assert!(dir.path().join(f).exists(), "{f}");
     }
     // Nominal values would be circular.
