@@ -99,14 +99,31 @@ fn interrupted_selfplay_keeps_its_games() {
         .args(["--games", "100000", "--simulations", "4", "--seed", "3", "--out"])
         .arg(&out)
         .env_remove("LD_LIBRARY_PATH")
+        .env_remove("RUST_LOG")
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_secs(4));
+    // Wait for the start-up line (the handler is installed before it, however slow the
+    // machine), then give the games a moment to run.
+    let mut child = child;
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut log = String::new();
+    loop {
+        let mut line = String::new();
+        let n = std::io::BufRead::read_line(&mut stderr, &mut line).unwrap();
+        log.push_str(&line);
+        assert!(n > 0, "selfplay ended before starting:\n{log}");
+        if line.contains("self-play:") {
+            break;
+        }
+    }
+    let drain = std::thread::spawn(move || std::io::Read::read_to_string(&mut stderr, &mut String::new()));
+    std::thread::sleep(std::time::Duration::from_secs(2));
     let status = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
     assert!(status.success());
     let output = child.wait_with_output().unwrap();
+    let _ = drain.join();
     let text = stdout(&output);
     assert!(output.status.success(), "{output:?}");
     assert!(text.contains("interrupted: the games finished so far are written"), "{text}");

@@ -104,6 +104,8 @@ fn clock_seed() -> u64 {
 }
 
 pub fn run(args: SelfPlayArgs) -> Result<()> {
+    // Before the start-up log line, so that a Ctrl-C after it always stops cleanly.
+    let stop = crate::interrupt::stop_flag();
     let run = RunSelfPlay::load(&args.config)?;
     let mut config = run.selfplay;
     if let Some(s) = args.simulations {
@@ -139,7 +141,6 @@ pub fn run(args: SelfPlayArgs) -> Result<()> {
         rate
     });
     let options = RunOptions { games: args.games, seed, net: net_id, out_dir: Some(args.out.clone()), progress: true };
-    let stop = crate::interrupt::stop_flag();
     let summary = run_selfplay(&variant, &config, evaluator.as_ref(), &options, &stop, |_| {})?;
     if stop.load(std::sync::atomic::Ordering::Relaxed) {
         println!("interrupted: the games finished so far are written");
