@@ -46,7 +46,7 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
 use crate::{
-    matches::{GameRecord, GameResult, RECORD_VERSION},
+    matches::{openings_from, start_position, GameRecord, GameResult, RECORD_VERSION},
     material::MethodReport,
     player::{Contestant, GameContext, PlayerSpec},
     ratings::wilson_interval,
@@ -173,11 +173,6 @@ impl BalanceRow {
     }
 }
 
-/// The first position of a game: the setup phase's start if the variant has one.
-fn first_position(v: &Arc<Variant>) -> Position {
-    Position::setup_start(Arc::clone(v)).unwrap_or_else(|| Position::start(Arc::clone(v)))
-}
-
 /// Every setup ply sequence of `v` (`None` if it has no setup phase), each as its moves.
 pub fn all_setups(v: &Arc<Variant>, limit: usize) -> Option<Vec<Vec<Move>>> {
     let mut pos = Position::setup_start(Arc::clone(v))?;
@@ -241,43 +236,6 @@ fn moves_text(start: &Position, moves: &[Move]) -> String {
         pos.make(m);
     }
     words.join(" ")
-}
-
-/// Up to `count` openings from `start`: the rest of the setup phase (sampled), then
-/// `random_plies` random plies; distinct by final position; the first `k` of `count` do not
-/// depend on `count` (so reruns continue with fresh ones).
-fn openings_from(start: &Position, count: usize, random_plies: u32, seed: u64) -> Vec<Vec<Move>> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x6465_7369_676e);
-    let mut seen = HashSet::new();
-    let mut out = Vec::new();
-    let mut legal = MoveList::new();
-    for _ in 0..(200 + 50 * count) {
-        if out.len() >= count {
-            break;
-        }
-        let mut pos = start.clone();
-        let mut moves = Vec::new();
-        let mut plies = 0;
-        let ok = loop {
-            pos.legal_moves(&mut legal);
-            if legal.is_empty() || pos.outcome_with(&legal).is_some() {
-                break false;
-            }
-            if !pos.in_setup() && plies >= random_plies {
-                break true;
-            }
-            let m = legal[rng.gen_range(0..legal.len())];
-            if !pos.in_setup() {
-                plies += 1;
-            }
-            pos.make(m);
-            moves.push(m);
-        };
-        if ok && seen.insert(pos.hash()) {
-            out.push(moves);
-        }
-    }
-    out
 }
 
 /// Plays one game of `player` against itself from `start` + `opening`.
@@ -372,7 +330,8 @@ fn run_experiments(
             .filter(|r| r.match_id == e.key && r.blue == player.name && r.variant_hash == variant_hash)
             .count();
         let seed = crate::matches::mix(options.seed, fnv(&e.key));
-        let openings = openings_from(&e.start, before + options.games, options.random_plies, seed);
+        // The salt keeps the openings of stores written before this generator was shared.
+        let openings = openings_from(&e.start, before + options.games, options.random_plies, seed ^ 0x6465_7369_676e);
         if openings.is_empty() {
             return Err(Error::Match(format!("{}: no opening that does not end the game", e.key)));
         }
@@ -390,8 +349,8 @@ fn run_experiments(
                         let opening = &openings[game % openings.len()];
                         let game_seed = crate::matches::mix(seed, game as u64);
                         let (result, reason, plies, moves) =
-                            play_from(&e.start, opening, player, options.move_cap, game_seed);
-                        let opening_text = moves_text(&e.start, opening);
+                            play_from(&e.start, &opening.moves, player, options.move_cap, game_seed);
+                        let opening_text = &opening.text;
                         let rec = GameRecord {
                             version: RECORD_VERSION,
                             match_id: e.key.clone(),
@@ -465,7 +424,7 @@ pub fn run_balance(
     progress: Option<&DesignProgress<'_>>,
 ) -> Result<BalanceReport, Error> {
     let store = ResultStore::new(out);
-    let start = first_position(variant);
+    let start = start_position(variant);
     let experiments = match setups {
         None => vec![Experiment { key: BALANCE_KEY.into(), start: start.clone(), start_text: "start".into() }],
         Some(sel) => {
@@ -1148,7 +1107,7 @@ mod tests {
     #[test]
     fn scirocco_arrays_merge_with_their_mirror_images() {
         let v = Variant::load("scirocco").unwrap();
-        let start = first_position(&v);
+        let start = start_position(&v);
         let arrays = all_setups(&v, 1 << 16).unwrap();
         assert_eq!(arrays.len(), 512);
         let experiments: Vec<Experiment> = arrays

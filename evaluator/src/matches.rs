@@ -188,7 +188,15 @@ pub fn start_position(v: &Arc<Variant>) -> Position {
 /// Up to `count` distinct openings (see the module documentation). Fewer come back when the
 /// variant does not have that many within a generous number of attempts.
 pub fn generate_openings(v: &Arc<Variant>, count: usize, random_plies: u32, seed: u64) -> Vec<Opening> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x6f70_656e_696e_6773);
+    openings_from(&start_position(v), count, random_plies, seed ^ 0x6f70_656e_696e_6773)
+}
+
+/// Up to `count` distinct openings from `start` (any position, possibly in its setup phase):
+/// the rest of the setup phase, then `random_plies` random plies, none ending the game, distinct
+/// by final position. The first `k` of `count` do not depend on `count`, so a caller asking for
+/// more later gets the same ones first. `rng_seed` is used as it is.
+pub(crate) fn openings_from(start: &Position, count: usize, random_plies: u32, rng_seed: u64) -> Vec<Opening> {
+    let mut rng = ChaCha8Rng::seed_from_u64(rng_seed);
     let mut seen = HashSet::new();
     let mut out = Vec::with_capacity(count);
     let mut legal = MoveList::new();
@@ -197,7 +205,7 @@ pub fn generate_openings(v: &Arc<Variant>, count: usize, random_plies: u32, seed
         if out.len() >= count {
             break;
         }
-        let mut pos = start_position(v);
+        let mut pos = start.clone();
         let mut moves = Vec::new();
         let mut words = Vec::new();
         let mut ok = true;
