@@ -582,6 +582,11 @@ fn write_table_files(
     for (ext, text) in [("csv", csv), ("md", md)] {
         crate::ranking::write_atomic(&out.join(format!("{stem}.{ext}")), text.as_bytes())?;
     }
+    write_plot(out, stem, bars, title, line)
+}
+
+/// Writes the bar chart `OUT/STEM.png` through a temporary file and a rename.
+fn write_plot(out: &Path, stem: &str, bars: &[Bar], title: &str, line: Option<f64>) -> Result<(), Error> {
     let png = out.join(format!("{stem}.png"));
     let tmp = out.join(format!(".{stem}.tmp.png"));
     bar_plot(bars, title, line, &tmp)?;
@@ -891,10 +896,7 @@ fn write_piece_value_files(report: &PieceValueReport, out: &Path) -> Result<(), 
     // The Elo of each imbalance has a bounded interval even while the ratios' are not (few
     // games, a reference worth little to the player): the plot to read then.
     let elo = value_bars(report.rows.iter().map(|r| (r.piece.as_str(), r.elo, r.elo_ci)));
-    let png = out.join("piece-values-elo.png");
-    let tmp = out.join(".piece-values-elo.tmp.png");
-    bar_plot(&elo, "Elo advantage of the side with the piece (95% CI)", Some(0.0), &tmp)?;
-    std::fs::rename(&tmp, &png).map_err(io_err(&png))
+    write_plot(out, "piece-values-elo", &elo, "Elo advantage of the side with the piece (95% CI)", Some(0.0))
 }
 
 /// Writes `piece-values-<method>.{csv,md,png}` of a probe or fit table.
