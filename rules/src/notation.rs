@@ -50,6 +50,12 @@ impl fmt::Display for MoveError {
 impl std::error::Error for MoveError {}
 
 impl Variant {
+    /// Whether its position strings carry the castling, en-passant and move-counter fields
+    /// (the extended form) after the side to move.
+    pub fn extended_position_strings(&self) -> bool {
+        self.notation == NotationStyle::Uci || self.rules.castling.is_some() || self.rules.en_passant
+    }
+
     /// The board field of a position string: ranks from the last to the first, files from the
     /// left, runs of empty squares as numbers, pieces as this variant's tokens.
     pub fn board_field(&self, piece_at: impl Fn(Square) -> Option<Piece>) -> String {
@@ -258,7 +264,7 @@ impl Position {
         let mut s = v.board_field(|sq| self.piece_at(sq));
         s.push(' ');
         s.push(if self.side_to_move() == Color::Blue { 'w' } else { 'b' });
-        let extended = v.notation == NotationStyle::Uci || v.rules.castling.is_some() || v.rules.en_passant;
+        let extended = v.extended_position_strings();
         if extended {
             s.push(' ');
             s.push_str(&self.castling_field(self.castling_rights(), |sq| self.piece_at(sq)));
@@ -358,7 +364,7 @@ impl Position {
         let fen = self.to_fen();
         let mut fields: Vec<String> = fen.split(' ').map(str::to_string).collect();
         fields[0] = v.board_field(&piece_at);
-        let extended = v.notation == NotationStyle::Uci || v.rules.castling.is_some() || v.rules.en_passant;
+        let extended = v.extended_position_strings();
         if extended && fields.len() >= 4 {
             fields[2] = self.castling_field(rights, &piece_at);
             fields[3] = self.en_passant_field(ep);

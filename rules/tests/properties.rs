@@ -506,7 +506,7 @@ fn position_strings_round_trip() {
         assert_eq!(q.piece_counts(), pos.piece_counts(), "{ctx} {fen}");
         // The move counters are written in the extended form; a variant with a move-count
         // rule needs its clock written whatever the form.
-        let extended = v.notation == NotationStyle::Uci || v.rules.castling.is_some() || v.rules.en_passant;
+        let extended = v.extended_position_strings();
         if extended || v.rules.halfmove_draw.is_some() {
             assert_eq!(q.halfmove_clock(), pos.halfmove_clock(), "{ctx} halfmove clock lost by {fen}");
         }
