@@ -67,6 +67,21 @@ fn usage_mistakes_exit_non_zero_without_panicking() {
     }
 }
 
+/// Flags of a method that was not asked for are refused, not ignored.
+#[test]
+fn piece_values_refuses_flags_of_methods_not_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().to_str().unwrap();
+    for (extra, flag) in [(&["--net", "ckpt"][..], "--net"), (&["--records", "games"][..], "--records")] {
+        let mut args = vec!["piece-values", "--variant", "gardner", "--player", "random", "--out", out_dir];
+        args.extend_from_slice(extra);
+        let out = fairyzero(&args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(&format!("error: {flag} is used by --method")), "{stderr}");
+    }
+}
+
 /// Without `--no-as-needed` (cli/build.rs) the linker silently drops libtorch_cuda.so and the
 /// binary never sees a GPU.
 #[test]

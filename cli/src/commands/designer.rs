@@ -199,6 +199,12 @@ pub fn piece_values(args: PieceValuesArgs) -> Result<()> {
     }
     let variant = Variant::load(&args.variant).context("loading the variant")?;
     let wants = |m: Method| args.method.contains(&m);
+    if args.net.is_some() && !wants(Method::Probe) {
+        bail!("--net is used by --method probe only (add probe to --method)");
+    }
+    if args.records.is_some() && !wants(Method::Probe) && !wants(Method::Fit) {
+        bail!("--records is used by --method probe and fit only (add them to --method)");
+    }
     let mut matches_report = None;
     if wants(Method::Matches) {
         let Some(text) = &args.player else {
