@@ -26,7 +26,11 @@ pub struct PositionError {
 impl fmt::Display for PositionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.at {
-            Some(at) => write!(f, "position {:?}, character {}: {}", self.text, at + 1, self.message),
+            Some(at) => {
+                // `at` is a byte offset; people count characters.
+                let chars_before = self.text.get(..at).map_or(at, |s| s.chars().count());
+                write!(f, "position {:?}, character {}: {}", self.text, chars_before + 1, self.message)
+            }
             None => write!(f, "position {:?}: {}", self.text, self.message),
         }
     }
@@ -119,7 +123,9 @@ impl Position {
             let mut j = 0;
             while j < bytes.len() {
                 let at = pos_in_text + j;
-                let c = bytes[j] as char;
+                // Decoded, not `bytes[j] as char`: a non-ASCII character must be named as
+                // itself in the error, not as its first byte's Latin-1 reading (`é` as `Ã`).
+                let Some(c) = rank_text[j..].chars().next() else { break };
                 if c.is_ascii_digit() {
                     let mut k = j;
                     while k < bytes.len() && bytes[k].is_ascii_digit() {
