@@ -15,6 +15,13 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+/// Serialises an `f32` as the shortest decimal that reads back as the same `f32` (`0.15`).
+/// TOML has only 64-bit floats, and its serializer widens an `f32` exactly, which prints
+/// `0.15000000596046448` in `--print-config` and in a run's recorded configuration.
+pub fn f32_shortest<S: serde::Serializer>(x: &f32, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(x.to_string().parse().unwrap_or(f64::from(*x)))
+}
+
 /// Which search chooses the moves and produces the policy targets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -79,6 +86,7 @@ impl From<SetupMode> for String {
 #[serde(deny_unknown_fields)]
 pub struct TemperatureStep {
     pub ply: u32,
+    #[serde(serialize_with = "f32_shortest")]
     pub value: f32,
 }
 
@@ -87,14 +95,18 @@ pub struct TemperatureStep {
 #[serde(deny_unknown_fields, default)]
 pub struct PuctConfig {
     /// Exploration constant of the PUCT formula.
+    #[serde(serialize_with = "f32_shortest")]
     pub c_puct: f32,
     /// First-play urgency: an unvisited child is valued at the parent's value minus this times
     /// the square root of the prior mass already visited (lc0).
+    #[serde(serialize_with = "f32_shortest")]
     pub fpu_reduction: f32,
     /// Dirichlet noise concentration per move (AlphaZero: 0.3 chess, 0.15 shogi, 0.03 Go,
     /// about 10 / typical number of legal moves).
+    #[serde(serialize_with = "f32_shortest")]
     pub dirichlet_alpha: f32,
     /// Weight of the noise in the root priors; 0 disables it.
+    #[serde(serialize_with = "f32_shortest")]
     pub dirichlet_epsilon: f32,
     /// Temperature schedule for choosing the move to play, by game ply.
     pub temperature: Vec<TemperatureStep>,
@@ -126,8 +138,10 @@ pub struct GumbelConfig {
     /// m: how many root moves (Gumbel-top-k) sequential halving considers.
     pub considered_actions: u32,
     /// c_visit of the monotone transform sigma(q) = (c_visit + max visits) * c_scale * q.
+    #[serde(serialize_with = "f32_shortest")]
     pub c_visit: f32,
     /// c_scale of the same transform.
+    #[serde(serialize_with = "f32_shortest")]
     pub c_scale: f32,
 }
 
@@ -143,6 +157,7 @@ impl Default for GumbelConfig {
 #[serde(deny_unknown_fields)]
 pub struct PlayoutCapConfig {
     /// Probability that a move gets a full search (`simulations`).
+    #[serde(serialize_with = "f32_shortest")]
     pub full_fraction: f32,
     /// Simulations of the other, reduced searches.
     pub reduced_simulations: u32,

@@ -166,6 +166,7 @@ pub struct ReplayConfig {
     /// Left-right mirror augmentation: `auto` or `off`.
     pub mirror: MirrorMode,
     /// Weight of the search's root value in the value target (the rest is the game result).
+    #[serde(serialize_with = "fairyzero_selfplay::config::f32_shortest")]
     pub search_value_weight: f32,
 }
 
