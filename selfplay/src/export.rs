@@ -2,7 +2,8 @@
 //!
 //! The PGN export names the variant and the position play starts from: for a game with a
 //! setup phase, `FEN` is the array the players chose and the `SetupMoves` tag lists their
-//! choices (setup moves are not chess moves, so they stay out of the movetext).
+//! choices (setup moves are not chess moves, so they stay out of the movetext). `PlyCount`,
+//! like the listing's `N plies`, counts every ply of the game, setup plies included.
 
 use std::sync::Arc;
 
@@ -110,7 +111,9 @@ pub fn to_pgn(game: &GameRecord, variant: &Arc<Variant>) -> Result<String, Repla
         tag("SetupMoves", &r.setup.join(" "));
     }
     tag("Termination", &game.result.reason);
-    tag("PlyCount", &r.play.len().to_string());
+    // Every ply, setup plies included, as the listing of `show-game` counts them: the record's
+    // length, whatever part of it the movetext shows.
+    tag("PlyCount", &game.moves.len().to_string());
     tag("Seed", &game.seed.to_string());
     tag("Program", &game.program_version);
     let body = format!("{} {result}", movetext(&r.play, r.first_mover, r.first_fullmove)).trim().to_string();
