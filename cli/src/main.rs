@@ -55,10 +55,12 @@ fn main() -> ExitCode {
     };
 
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+    // A job stopped by a signal says so in its status, as a shell does: 130 SIGINT, 143 SIGTERM.
+    let interrupted = interrupt::exit_status().map(ExitCode::from);
+        Ok(()) => interrupted.unwrap_or(ExitCode::SUCCESS),
         Err(err) => {
             report_error(&err);
-            ExitCode::FAILURE
+            interrupted.unwrap_or(ExitCode::FAILURE)
         }
     }
 }

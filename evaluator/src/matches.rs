@@ -235,7 +235,7 @@ pub(crate) fn openings_from(start: &Position, count: usize, random_plies: u32, r
 }
 
 /// How a match is played.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct MatchOptions {
     /// Games in all (pairs of games share an opening).
     pub games: usize,
@@ -251,6 +251,9 @@ pub struct MatchOptions {
     pub record_moves: bool,
     /// Name of the match in the records (default: `A vs B seed S`).
     pub match_id: Option<String>,
+    /// Set (by a signal handler) to end the match after the games in progress, with an error:
+    /// part of a match is not its result.
+    pub stop: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl Default for MatchOptions {
@@ -264,6 +267,7 @@ impl Default for MatchOptions {
             threads: 0,
             record_moves: true,
             match_id: None,
+            stop: None,
         }
     }
 }
@@ -433,7 +437,11 @@ fn play_games(
         Adjudication::Draw => None,
     };
     let finished = std::sync::atomic::AtomicUsize::new(0);
-    let play = |g: usize| -> GameRecord {
+    let stopped = || options.stop.as_ref().is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed));
+    let play = |g: usize| -> Option<GameRecord> {
+        if stopped() {
+            return None;
+        }
         let opening_index = (g / 2) % openings.len();
         let opening = &openings[opening_index];
         let a_blue = g % 2 == 0;
@@ -473,13 +481,14 @@ fn play_games(
         if let Some(p) = progress {
             p(&record, n);
         }
-        record
+        Some(record)
     };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(options.threads)
         .build()
         .map_err(|e| Error::Match(format!("cannot start the game threads: {e}")))?;
-    Ok(pool.install(|| games.into_par_iter().map(play).collect()))
+    pool.install(|| games.into_par_iter().map(play).collect::<Option<Vec<GameRecord>>>())
+        .ok_or_else(|| Error::Match("stopped on request before its last game".into()))
 }
 
 /// The result of [`play_game`].

@@ -42,5 +42,5 @@ pub mod tree;
 
 pub use config::{SearchKind, SelfPlayConfig};
 pub use record::{GameRecord, MoveRecord};
-pub use runner::{run_selfplay, RunOptions, Summary};
+pub use runner::{run_selfplay, run_selfplay_until, RunOptions, Summary};
 pub use search::{Search, SearchOptions, SearchParams};

@@ -63,12 +63,18 @@ struct Shared<'a> {
     options: &'a RunOptions,
     next_game: AtomicU64,
     clock: Mutex<BusyClock>,
-    stop: &'a AtomicBool,
+    stop: &'a [&'a AtomicBool],
+    /// Set when a chunk cannot be written: the run ends as on a stop, and reports the error.
+    failed: AtomicBool,
 }
 
 impl Shared<'_> {
+    fn stopped(&self) -> bool {
+        self.failed.load(Ordering::Relaxed) || self.stop.iter().any(|s| s.load(Ordering::Relaxed))
+    }
+
     fn claim(&self) -> Option<u64> {
-        if self.stop.load(Ordering::Relaxed) {
+        if self.stopped() {
             return None;
         }
         let i = self.next_game.fetch_add(1, Ordering::Relaxed);
@@ -106,6 +112,8 @@ pub struct WorkerStats {
     pub batches: u64,
     pub evaluated: u64,
     pub collisions: u64,
+    /// Games in progress dropped when the run was stopped.
+    pub abandoned: u64,
 }
 
 enum Message {
@@ -119,6 +127,12 @@ fn worker(shared: &Shared<'_>, slots: usize, tx: mpsc::Sender<Message>) {
     let mut games: Vec<Option<SelfPlayGame>> = (0..slots).map(|_| None).collect();
     let capacity = slots * shared.config.leaves_per_game as usize;
     loop {
+        // A stop drops the games in progress rather than finishing them: with hundreds of
+        // long games in flight, finishing took longer than anyone waits after Ctrl-C.
+        if shared.stopped() {
+            stats.abandoned = games.iter().flatten().count() as u64;
+            break;
+        }
         let mut pending = 0;
         for slot in games.iter_mut() {
             loop {
@@ -232,6 +246,11 @@ impl Summary {
         (self.blue_wins as f64 + 0.5 * self.draws as f64) / self.games.max(1) as f64
     }
 
+    /// Games in progress that a stop dropped (none written).
+    pub fn abandoned(&self) -> u64 {
+        self.workers.iter().map(|w| w.abandoned).sum()
+    }
+
     /// Positions the evaluator received (the batches of every worker).
     pub fn evaluated(&self) -> u64 {
         self.workers.iter().map(|w| w.evaluated).sum()
@@ -262,7 +281,11 @@ impl Summary {
 
 impl fmt::Display for Summary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "games: {}  in {:.1} s", self.games, self.elapsed.as_secs_f64())?;
+        write!(f, "games: {}  in {:.1} s", self.games, self.elapsed.as_secs_f64())?;
+        match self.abandoned() {
+            0 => writeln!(f)?,
+            n => writeln!(f, " (stopped: {n} unfinished game(s) dropped)")?,
+        }
         writeln!(
             f,
             "positions: {} ({:.1}/s), mean length {:.1} plies, policy targets {}",
@@ -300,14 +323,28 @@ impl fmt::Display for Summary {
 }
 
 /// Plays `options.games` games and writes them to `options.out_dir` (if set) in chunks;
-/// `on_game` sees every finished game. `stop` ends the run early: games in progress finish,
-/// no new ones start.
+/// `on_game` sees every finished game. `stop` ends the run within one evaluator batch: the
+/// games finished so far are written, the ones in progress are dropped (a game resumed from
+/// the middle would need its search trees, and its early moves alone are no training target).
 pub fn run_selfplay(
     variant: &Arc<Variant>,
     config: &SelfPlayConfig,
     evaluator: &dyn Evaluator,
     options: &RunOptions,
     stop: &AtomicBool,
+    on_game: impl FnMut(&GameRecord),
+) -> Result<Summary, SelfPlayError> {
+    run_selfplay_until(variant, config, evaluator, options, &[stop], on_game)
+}
+
+/// [`run_selfplay`] that stops when any of the flags is set: a caller's own flag (a time
+/// budget) beside the process's signal flag, which it must not set itself.
+pub fn run_selfplay_until(
+    variant: &Arc<Variant>,
+    config: &SelfPlayConfig,
+    evaluator: &dyn Evaluator,
+    options: &RunOptions,
+    stop: &[&AtomicBool],
     mut on_game: impl FnMut(&GameRecord),
 ) -> Result<Summary, SelfPlayError> {
     config.validate()?;
@@ -335,6 +372,7 @@ pub fn run_selfplay(
         next_game: AtomicU64::new(0),
         clock: Mutex::new(BusyClock::default()),
         stop,
+        failed: AtomicBool::new(false),
     };
     let bar = crate::progress::bar(options.games, options.progress);
     let started = Instant::now();
@@ -367,8 +405,8 @@ pub fn run_selfplay(
                     if let Some(w) = writer.as_mut() {
                         if write_error.is_none() {
                             if let Err(e) = w.push(*game) {
-                                // Stop cleanly: finish the games in progress, keep the error.
-                                shared.stop.store(true, Ordering::Relaxed);
+                                // Stop cleanly: drop the games in progress, keep the error.
+                                shared.failed.store(true, Ordering::Relaxed);
                                 write_error = Some(e);
                             }
                         }

@@ -141,6 +141,8 @@ pub struct Evaluator<'a> {
     pub config: &'a EvalConfig,
     pub seed: u64,
     pub run_dir: PathBuf,
+    /// Ends a match in progress after its current games (signal handlers); see `MatchOptions`.
+    pub stop: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl Evaluator<'_> {
@@ -163,6 +165,7 @@ impl Evaluator<'_> {
             threads: self.config.threads,
             record_moves: false,
             match_id: Some(label.to_string()),
+            stop: self.stop.clone(),
             ..MatchOptions::default()
         }
     }

@@ -35,7 +35,7 @@ use fairyzero_model::{
     checkpoint, synthetic::load_variant, Net, StandardEncoding, TorchEvaluator, TorchEvaluatorOptions,
 };
 use fairyzero_rules::Variant;
-use fairyzero_selfplay::{run_selfplay, GameRecord, RunOptions, Summary};
+use fairyzero_selfplay::{run_selfplay_until, GameRecord, RunOptions, Summary};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -79,6 +79,8 @@ pub struct RunSummary {
     pub best_checkpoint: Option<String>,
     pub final_matches: Vec<MatchSummary>,
     pub last_loss: Option<StepStats>,
+    /// Stopped by a signal (running the same command again resumes).
+    pub interrupted: bool,
 }
 
 impl RunSummary {
@@ -96,6 +98,9 @@ impl RunSummary {
             self.elapsed_secs / 60.0,
             self.final_checkpoint
         );
+        if self.interrupted {
+            s.push_str("- interrupted (stopped on request): run the same command again to resume\n");
+        }
         if let Some(b) = &self.best_checkpoint {
             s.push_str(&format!("- best rated checkpoint: `{b}` (see ranking.md)\n"));
         }
@@ -284,8 +289,16 @@ struct TrainJob {
     threads: usize,
 }
 
-/// Trains until self-play is done and the replay ratio is met. Returns every step's stats.
-fn train_loop(learner: &mut Learner, job: &TrainJob, gate: &TrainGate, rng: &mut ChaCha8Rng) -> Vec<StepStats> {
+/// Trains until self-play is done and the replay ratio is met, or `stop` is set (checked before
+/// every step: a large replay ratio once trained for minutes after a SIGTERM). Returns every
+/// step's stats.
+fn train_loop(
+    learner: &mut Learner,
+    job: &TrainJob,
+    gate: &TrainGate,
+    rng: &mut ChaCha8Rng,
+    stop: &AtomicBool,
+) -> Vec<StepStats> {
     if job.threads > 0 {
         tch::set_num_threads(job.threads as i32);
     }
@@ -294,7 +307,7 @@ fn train_loop(learner: &mut Learner, job: &TrainJob, gate: &TrainGate, rng: &mut
     let mut recent: Vec<StepStats> = Vec::new();
     let mut idle_since = Instant::now();
     loop {
-        if job.step_limit.is_some_and(|limit| learner.step() >= limit) {
+        if stop.load(Ordering::Relaxed) || job.step_limit.is_some_and(|limit| learner.step() >= limit) {
             break;
         }
         let done = gate.selfplay_done.load(Ordering::Acquire);
@@ -478,10 +491,12 @@ impl Loop {
 
     /// Self-play of one iteration: every finished game is published and added to the window
     /// (and counted for the training thread). Returns the summary and the new chunk keys.
+    /// `stop` is the iteration's own (time budget, failure); `interrupt` the signal's.
     fn selfplay(
         &mut self,
         evaluator: &TorchEvaluator,
         stop: &AtomicBool,
+        interrupt: &AtomicBool,
         gate: &TrainGate,
     ) -> anyhow::Result<(Summary, Vec<String>)> {
         let budget = &self.status.budget;
@@ -531,7 +546,7 @@ impl Loop {
                     stop.store(true, Ordering::Relaxed);
                 }
             };
-            run_selfplay(&variant, &sp_config, evaluator, &options, stop, &mut on_game)?
+            run_selfplay_until(&variant, &sp_config, evaluator, &options, &[stop, interrupt], &mut on_game)?
         };
         self.status.set(true, String::new());
         if let Some(e) = failure {
@@ -749,11 +764,15 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
         config: &eval_config,
         seed: lp.config.seed,
         run_dir: run_dir.clone(),
+        stop: Some(Arc::clone(&stop)),
     };
     // The untrained net is the first point of the rating curve.
     let step0 = artifacts::checkpoint_name(0);
-    if eval_config.every > 0 && manifests_now(store.as_ref())?.iter().any(|m| m.name == step0) {
-        evaluate(&mut lp, &evaluator, &step0, &manifests_now(store.as_ref())?)?;
+    if eval_config.every > 0
+        && !stop.load(Ordering::Relaxed)
+        && manifests_now(store.as_ref())?.iter().any(|m| m.name == step0)
+    {
+        unless_stopped(evaluate(&mut lp, &evaluator, &step0, &manifests_now(store.as_ref())?), &stop, &bar)?;
     }
 
     let mut rng = ChaCha8Rng::seed_from_u64(lp.config.seed ^ lp.step.wrapping_mul(0x2545_F491_4F6C_DD1D));
@@ -763,7 +782,8 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
         let sp_net = lp.selfplay_checkpoint.clone();
         lp.status.iteration.store(lp.iteration + 1, Ordering::Relaxed);
         let sp_eval = lp.selfplay_evaluator(lp.selfplay_net(&learner)?);
-        let selfplay_stop = AtomicBool::new(stop.load(Ordering::Relaxed));
+        let selfplay_stop = AtomicBool::new(false);
+        let interrupt: &AtomicBool = &stop;
         let gate = TrainGate { new_positions: AtomicU64::new(0), selfplay_done: AtomicBool::new(false) };
         let job = lp.train_job();
         let concurrent = lp.config.iteration.concurrent;
@@ -775,19 +795,19 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
                     .name("train".into())
                     .spawn_scoped(scope, move || {
                         let t0 = Instant::now();
-                        let stats = train_loop(learner, job, gate_ref, rng);
+                        let stats = train_loop(learner, job, gate_ref, rng, interrupt);
                         (stats, t0.elapsed().as_secs_f64())
                     })
                     .expect("cannot start the training thread");
-                let result = lp.selfplay(&sp_eval, &selfplay_stop, &gate);
+                let result = lp.selfplay(&sp_eval, &selfplay_stop, interrupt, &gate);
                 gate.selfplay_done.store(true, Ordering::Release);
                 let (stats, secs) = trainer.join().expect("the training thread panicked");
                 (result, stats, secs)
             } else {
-                let result = lp.selfplay(&sp_eval, &selfplay_stop, &gate);
+                let result = lp.selfplay(&sp_eval, &selfplay_stop, interrupt, &gate);
                 gate.selfplay_done.store(true, Ordering::Release);
                 let t0 = Instant::now();
-                let stats = train_loop(&mut learner, &job, &gate, &mut rng);
+                let stats = train_loop(&mut learner, &job, &gate, &mut rng, interrupt);
                 (result, stats, t0.elapsed().as_secs_f64())
             }
         });
@@ -805,7 +825,11 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
             let m = lp.publish_checkpoint(&learner)?;
             match eval_config.gating {
                 Gating::Always => lp.selfplay_checkpoint = m.name.clone(),
-                Gating::Sprt => gate_checkpoint(&mut lp, &evaluator, &m.name)?,
+                // Stopped within seconds: no match now; the next iteration's checkpoint is gated.
+                Gating::Sprt if stop.load(Ordering::Relaxed) => {}
+                Gating::Sprt => {
+                    unless_stopped(gate_checkpoint(&mut lp, &evaluator, &m.name), &stop, &bar)?;
+                }
             }
         }
         let mean = StepStats::mean(&stats);
@@ -814,9 +838,14 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
         }
         // 6. Evaluation.
         let mut eval_json = serde_json::Value::Null;
-        if eval_config.every > 0 && lp.iteration % eval_config.every == 0 && !stats.is_empty() {
+        if eval_config.every > 0
+            && lp.iteration % eval_config.every == 0
+            && !stats.is_empty()
+            && !stop.load(Ordering::Relaxed)
+        {
             let name = lp.last_checkpoint.clone();
-            eval_json = evaluate(&mut lp, &evaluator, &name, &manifests_now(store.as_ref())?)?;
+            let result = evaluate(&mut lp, &evaluator, &name, &manifests_now(store.as_ref())?);
+            eval_json = unless_stopped(result, &stop, &bar)?.unwrap_or_default();
         }
         // 7. Metrics.
         let sp_secs = summary.elapsed.as_secs_f64().max(1e-9);
@@ -897,12 +926,16 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
             lp.status.set(true, format!("final evaluation vs {}", opp.name));
             let label = format!("final-{name}-vs-{}", label_of(&opp.name));
             let t0 = Instant::now();
-            let report = evaluator.play(&me, &opp, fin.games, &label)?;
+            let Some(report) = unless_stopped(evaluator.play(&me, &opp, fin.games, &label), &stop, &bar)? else {
+                break;
+            };
             let s = MatchSummary::from_report(&report);
             say(&bar, format!("final: {} ({:.0} s)", s.line(), t0.elapsed().as_secs_f64()));
             final_matches.push(s);
         }
-        lp.log("final", lp.step, json!({ "matches": final_matches }));
+        if !stop.load(Ordering::Relaxed) {
+            lp.log("final", lp.step, json!({ "matches": final_matches }));
+        }
     }
     let ranking = evaluator.rank(1000).ok();
     let _ = lp.index.sync(store.as_ref());
@@ -921,10 +954,23 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
         best_checkpoint: ranking.and_then(|r| r.best),
         final_matches,
         last_loss: lp.last_stats,
+        interrupted: stop.load(Ordering::Relaxed),
     };
     std::fs::write(run_dir.join(SUMMARY_MD), summary.to_markdown())?;
     std::fs::write(run_dir.join(SUMMARY_JSON), serde_json::to_string_pretty(&summary)? + "\n")?;
     Ok(summary)
+}
+
+/// A match (or evaluation) cut short by a stop request is no failure: `None`, and the run ends
+/// as asked. Its games are not stored, so the next start plays it again in full.
+fn unless_stopped<T>(result: anyhow::Result<T>, stop: &AtomicBool, bar: &ProgressBar) -> anyhow::Result<Option<T>> {
+    match result {
+        Err(e) if stop.load(Ordering::Relaxed) => {
+            say(bar, format!("stopped on request during evaluation ({e:#})"));
+            Ok(None)
+        }
+        other => other.map(Some),
+    }
 }
 
 fn manifests_now(store: &dyn Store) -> anyhow::Result<Vec<CheckpointManifest>> {

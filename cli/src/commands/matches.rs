@@ -176,6 +176,7 @@ pub fn run_match_command(args: MatchArgs) -> Result<()> {
         games: args.games,
         random_plies: args.plies,
         seed: args.seed,
+        stop: None,
         move_cap: args.move_cap,
         adjudication: args.adjudicate,
         threads: args.threads,

@@ -143,7 +143,11 @@ pub fn run(args: SelfPlayArgs) -> Result<()> {
     let options = RunOptions { games: args.games, seed, net: net_id, out_dir: Some(args.out.clone()), progress: true };
     let summary = run_selfplay(&variant, &config, evaluator.as_ref(), &options, &stop, |_| {})?;
     if stop.load(std::sync::atomic::Ordering::Relaxed) {
-        println!("interrupted: the games finished so far are written");
+        println!(
+            "interrupted: the {} games finished so far are written, the {} in progress are dropped",
+            summary.games,
+            summary.abandoned()
+        );
     }
     println!("{summary}");
     if let Some(raw) = raw {
