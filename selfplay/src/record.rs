@@ -239,7 +239,8 @@ fn encode_lines(games: &[GameRecord]) -> Result<Vec<u8>, String> {
 }
 
 /// Writes `games` (all of one variant) as one chunk file, atomically: a temporary file in the
-/// same directory, flushed, then renamed to `path`.
+/// same directory (`.<name>.<pid>.tmp`, so that [`ChunkWriter::new`] can tell whose it is),
+/// flushed, then renamed to `path`.
 pub fn write_chunk(path: &Path, games: &[GameRecord]) -> Result<(), RecordError> {
     let err = |problem| RecordError { path: path.to_path_buf(), problem };
     let lines = encode_lines(games).map_err(|m| err(RecordProblem::Write(m)))?;
@@ -248,7 +249,7 @@ pub fn write_chunk(path: &Path, games: &[GameRecord]) -> Result<(), RecordError>
     encoder.write_all(&lines).map_err(|e| err(RecordProblem::Io(e)))?;
     let compressed = encoder.finish().map_err(|e| err(RecordProblem::Io(e)))?;
     let file_name = path.file_name().ok_or_else(|| err(RecordProblem::Write("no file name".into())))?;
-    let tmp = path.with_file_name(format!(".{}.tmp", file_name.to_string_lossy()));
+    let tmp = path.with_file_name(format!(".{}.{}.tmp", file_name.to_string_lossy(), std::process::id()));
     let write = || -> std::io::Result<()> {
         let mut f = fs::File::create(&tmp)?;
         f.write_all(&compressed)?;
@@ -357,9 +358,11 @@ pub struct ChunkWriter {
 }
 
 impl ChunkWriter {
-    /// Files are named `<prefix>-<nnnnn>.games.zst`.
+    /// Files are named `<prefix>-<nnnnn>.games.zst`. The temporaries of writers that died
+    /// before renaming them (killed, or a second Ctrl-C) are removed.
     pub fn new(dir: &Path, prefix: &str, per_file: usize) -> Result<ChunkWriter, RecordError> {
         fs::create_dir_all(dir).map_err(|e| RecordError { path: dir.to_path_buf(), problem: RecordProblem::Io(e) })?;
+        remove_orphan_temporaries(dir)?;
         Ok(ChunkWriter {
             dir: dir.to_path_buf(),
             prefix: prefix.to_string(),
@@ -395,6 +398,35 @@ impl ChunkWriter {
     pub fn files(&self) -> &[PathBuf] {
         &self.written
     }
+}
+
+/// Removes `.<name>.games.zst.<pid>.tmp` files of processes that no longer run. Where that
+/// cannot be told (no `/proc`), nothing is removed: a hidden temporary is harmless, a writer's
+/// file in flight is not.
+fn remove_orphan_temporaries(dir: &Path) -> Result<Vec<PathBuf>, RecordError> {
+    let proc = Path::new("/proc/self");
+    if !proc.exists() {
+        return Ok(Vec::new());
+    }
+    let io = |path: &Path, e| RecordError { path: path.to_path_buf(), problem: RecordProblem::Io(e) };
+    let mut removed = Vec::new();
+    for entry in fs::read_dir(dir).map_err(|e| io(dir, e))? {
+        let path = entry.map_err(|e| io(dir, e))?.path();
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let Some(pid) = orphan_candidate(&name) else { continue };
+        if !Path::new("/proc").join(pid.to_string()).exists() {
+            fs::remove_file(&path).map_err(|e| io(&path, e))?;
+            removed.push(path);
+        }
+    }
+    Ok(removed)
+}
+
+/// The writer's pid of a temporary chunk name `.<name>.games.zst.<pid>.tmp`.
+fn orphan_candidate(file_name: &str) -> Option<u32> {
+    let inner = file_name.strip_prefix('.')?.strip_suffix(".tmp")?;
+    let (name, pid) = inner.rsplit_once('.')?;
+    name.ends_with(CHUNK_SUFFIX).then(|| pid.parse().ok()).flatten()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -543,5 +575,31 @@ mod tests {
         let err = read_chunk(&path).unwrap_err();
         assert!(err.to_string().contains("format version 99 is not supported"), "{err}");
         assert!(err.to_string().contains("future.games.zst"), "{err}");
+    }
+
+    /// A writer killed between writing its temporary and renaming it leaves a hidden file; the
+    /// next writer in the folder removes it, but never a live writer's.
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn orphan_temporaries_are_removed_live_ones_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let dead = std::process::Command::new("true").spawn().unwrap();
+        let dead_pid = dead.id();
+        let _ = { dead }.wait();
+        let orphan = dir.path().join(format!(".a-00000.games.zst.{dead_pid}.tmp"));
+        let live = dir.path().join(format!(".b-00000.games.zst.{}.tmp", std::process::id()));
+        let other = dir.path().join(format!(".notes.{dead_pid}.tmp"));
+        for f in [&orphan, &live, &other] {
+            fs::write(f, b"half").unwrap();
+        }
+        let mut writer = ChunkWriter::new(dir.path(), "c", 1).unwrap();
+        assert!(!orphan.exists() && live.exists() && other.exists());
+        writer.push(sample()).unwrap();
+        let names: Vec<String> =
+            fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        assert!(names.contains(&"c-00000.games.zst".to_string()), "{names:?}");
+        assert_eq!(names.len(), 3, "{names:?}");
+        assert_eq!(orphan_candidate(&format!(".x.games.zst.{dead_pid}.tmp")), Some(dead_pid));
+        assert_eq!(orphan_candidate(".x.games.zst.tmp"), None);
     }
 }

@@ -588,7 +588,14 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
     let device = parse_device(&config.device).map_err(anyhow::Error::msg)?;
     let run_dir = absolute(&config.run_dir);
     std::fs::create_dir_all(&run_dir).with_context(|| format!("creating the run directory {}", run_dir.display()))?;
-    let store: Arc<dyn Store> = Arc::new(ObjectStoreBackend::open(&config.store_url())?);
+    let backend = ObjectStoreBackend::open(&config.store_url())?;
+    // Writes that a kill cut short between staging and renaming (run-directory lock: keep this
+    // after it, since another process's writes in flight look the same).
+    let staged = backend.remove_staged()?;
+    if !staged.is_empty() {
+        tracing::info!("removed {} unfinished write(s) left by an earlier kill", staged.len());
+    }
+    let store: Arc<dyn Store> = Arc::new(backend);
     check_compatible(store.as_ref(), &config)?;
     let resolved = config.to_toml();
     store.publish(

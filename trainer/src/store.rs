@@ -138,6 +138,42 @@ impl ObjectStoreBackend {
     fn backend_err(&self, e: object_store::Error) -> StoreError {
         StoreError::Backend { url: self.url.clone(), message: e.to_string() }
     }
+
+    /// Removes the files that the local backend stages a write in (`<key>#<n>`, renamed to
+    /// `<key>` once complete) and that a kill between the two left behind; returns them. Only
+    /// the process that owns the run directory may call it: another's writes in flight look
+    /// the same. A remote store has none (its puts are atomic).
+    pub fn remove_staged(&self) -> Result<Vec<PathBuf>, StoreError> {
+        let Some(root) = &self.local_root else { return Ok(Vec::new()) };
+        let io = |path: &Path, e: std::io::Error| StoreError::Backend {
+            url: self.url.clone(),
+            message: format!("removing staged writes: {}: {e}", path.display()),
+        };
+        let mut removed = Vec::new();
+        let mut folders = vec![root.clone()];
+        while let Some(folder) = folders.pop() {
+            for entry in std::fs::read_dir(&folder).map_err(|e| io(&folder, e))? {
+                let entry = entry.map_err(|e| io(&folder, e))?;
+                let path = entry.path();
+                let kind = entry.file_type().map_err(|e| io(&path, e))?;
+                if kind.is_dir() {
+                    folders.push(path);
+                } else if kind.is_file() && is_staged(&entry.file_name().to_string_lossy()) {
+                    std::fs::remove_file(&path).map_err(|e| io(&path, e))?;
+                    removed.push(path);
+                }
+            }
+        }
+        removed.sort();
+        Ok(removed)
+    }
+}
+
+/// `name#<digits>`: object_store's local staging name (`staged_upload_path`).
+fn is_staged(file_name: &str) -> bool {
+    file_name
+        .rsplit_once('#')
+        .is_some_and(|(stem, n)| !stem.is_empty() && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 impl Store for ObjectStoreBackend {
@@ -255,9 +291,21 @@ mod tests {
         let keys: Vec<String> = store.list("games/").unwrap().into_iter().map(|o| o.key).collect();
         assert_eq!(keys, ["games/a.games.zst", "games/b.games.zst"]);
         assert!(store.list("nothing/").unwrap().is_empty());
-        // A staged (interrupted) upload of the local backend is not listed.
+        // A staged (interrupted) upload of the local backend is not listed, and is swept.
         std::fs::write(dir.path().join("run/games/c.games.zst#1"), b"half").unwrap();
+        std::fs::create_dir_all(dir.path().join("run/checkpoints/step-1")).unwrap();
+        std::fs::write(dir.path().join("run/checkpoints/step-1/weights.safetensors#12"), b"half").unwrap();
         assert_eq!(store.list("games/").unwrap().len(), 2);
+        let swept: Vec<String> = store
+            .remove_staged()
+            .unwrap()
+            .iter()
+            .map(|p| p.strip_prefix(dir.path().canonicalize().unwrap()).unwrap().display().to_string())
+            .collect();
+        assert_eq!(swept, ["run/checkpoints/step-1/weights.safetensors#12", "run/games/c.games.zst#1"]);
+        assert!(store.exists("checkpoints/step-1/manifest.json").unwrap());
+        assert!(store.remove_staged().unwrap().is_empty());
+        assert!(is_staged("a.games.zst#1") && !is_staged("a#b") && !is_staged("#1") && !is_staged("a#"));
         let local = store.local_path("games/b.games.zst").unwrap();
         assert_eq!(std::fs::read(local).unwrap(), b"two");
         store.delete("games/a.games.zst").unwrap();
