@@ -157,6 +157,21 @@ pub struct CheckpointHeader {
     pub created_by: String,
 }
 
+impl CheckpointHeader {
+    /// Reads `header.json` text: the schema, then a format version this program can read.
+    /// The error says what is wrong, without the file name (the caller has it).
+    pub fn parse(text: &str) -> Result<CheckpointHeader, String> {
+        let header: CheckpointHeader = serde_json::from_str(text).map_err(|e| format!("bad header: {e}"))?;
+        if header.format_version > CHECKPOINT_FORMAT_VERSION {
+            return Err(format!(
+                "format version {} is newer than this program's {CHECKPOINT_FORMAT_VERSION}",
+                header.format_version
+            ));
+        }
+        Ok(header)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -95,13 +95,14 @@ impl Position {
     pub fn from_fen(variant: Arc<Variant>, text: &str) -> Result<Position, PositionError> {
         let err = |at: Option<usize>, message: String| PositionError { text: text.to_string(), at, message };
         let d = variant.dims;
+        // Offsets count characters, not bytes, so that errors point at the right one.
         let mut fields = Vec::new();
         let mut offset = 0;
         for part in text.split(' ') {
             if !part.is_empty() {
                 fields.push((offset, part));
             }
-            offset += part.len() + 1;
+            offset += part.chars().count() + 1;
         }
         if fields.is_empty() {
             return Err(err(None, "empty position string".into()));
@@ -115,40 +116,40 @@ impl Position {
                 format!("the board has {} ranks separated by '/', the variant needs {}", ranks.len(), d.height),
             ));
         }
+        let width = d.width as usize;
         let mut pos_in_text = 0;
         for (i, rank_text) in ranks.iter().enumerate() {
             let rank = d.height as usize - 1 - i;
+            let too_long = || format!("rank {} has more than {} files", rank + 1, width);
             let mut file = 0usize;
-            let bytes = rank_text.as_bytes();
+            let chars: Vec<char> = rank_text.chars().collect();
             let mut j = 0;
-            while j < bytes.len() {
+            while j < chars.len() {
                 let at = pos_in_text + j;
-                // Decoded, not `bytes[j] as char`: a non-ASCII character must be named as
-                // itself in the error, not as its first byte's Latin-1 reading (`é` as `Ã`).
-                let Some(c) = rank_text[j..].chars().next() else { break };
+                let c = chars[j];
                 if c.is_ascii_digit() {
-                    let mut k = j;
-                    while k < bytes.len() && bytes[k].is_ascii_digit() {
-                        k += 1;
-                    }
-                    let n: usize = rank_text[j..k].parse().map_err(|_| err(Some(at), "bad number".into()))?;
+                    let digits: String = chars[j..].iter().take_while(|c| c.is_ascii_digit()).collect();
+                    // A count longer than the board is refused before it can overflow.
+                    let n = digits.parse::<usize>().ok().filter(|&n| n <= width - file.min(width));
+                    let n = n.ok_or_else(|| err(Some(at), too_long()))?;
                     if n == 0 {
                         return Err(err(Some(at), "an empty-square count must be at least 1".into()));
                     }
                     file += n;
-                    j = k;
+                    j += digits.len();
                 } else {
-                    let (token, len) = if c == '(' {
-                        let close = rank_text[j..]
-                            .find(')')
+                    let (token, len): (String, usize) = if c == '(' {
+                        let close = chars[j..]
+                            .iter()
+                            .position(|&c| c == ')')
                             .ok_or_else(|| err(Some(at), "'(' without a closing ')'".into()))?;
-                        (&rank_text[j + 1..j + close], close + 1)
+                        (chars[j + 1..j + close].iter().collect(), close + 1)
                     } else if c.is_ascii_alphabetic() {
-                        (&rank_text[j..j + 1], 1)
+                        (c.to_string(), 1)
                     } else {
                         return Err(err(Some(at), format!("unexpected character {c:?} in the board")));
                     };
-                    let kind = variant.piece_by_token(token).ok_or_else(|| {
+                    let kind = variant.piece_by_token(&token).ok_or_else(|| {
                         err(Some(at), format!("unknown piece token {token:?} in variant {}", variant.name))
                     })?;
                     let upper = token.chars().all(|c| c.is_ascii_uppercase());
@@ -156,26 +157,28 @@ impl Position {
                     if !upper && !lower {
                         return Err(err(Some(at), format!("token {token:?} mixes upper and lower case")));
                     }
-                    if file >= d.width as usize {
-                        return Err(err(Some(at), format!("rank {} has more than {} files", rank + 1, d.width)));
+                    if file >= width {
+                        return Err(err(Some(at), too_long()));
                     }
                     let color = if upper { Color::Blue } else { Color::Tan };
-                    board[rank * d.width as usize + file] = Some(Piece::new(kind, color));
+                    board[rank * width + file] = Some(Piece::new(kind, color));
                     file += 1;
                     j += len;
                 }
             }
-            if file != d.width as usize {
+            if file != width {
                 return Err(err(
                     Some(pos_in_text),
-                    format!("rank {} describes {} files, the board has {}", rank + 1, file, d.width),
+                    format!("rank {} describes {} files, the board has {}", rank + 1, file, width),
                 ));
             }
-            pos_in_text += rank_text.len() + 1;
+            pos_in_text += chars.len() + 1;
         }
 
         let side = match fields.get(1) {
-            None => Color::Blue,
+            None => {
+                return Err(err(None, "the side to move is missing: the board must be followed by 'w' or 'b'".into()))
+            }
             Some((_, "w")) => Color::Blue,
             Some((_, "b")) => Color::Tan,
             Some((at, other)) => return Err(err(Some(*at), format!("side to move must be 'w' or 'b', not {other:?}"))),
@@ -403,7 +406,10 @@ impl Position {
             }
             _ => {}
         }
-        let mut s = format!("{}{}", sq(m.from), sq(m.to));
+        // A castling king that moves less than two files would print like its plain step (or
+        // as a null move): it is written king takes own rook instead, as UCI_Chess960 does.
+        let short_castle = m.kind == MoveKind::Castle && (d.file(m.to) - d.file(m.from)).abs() < 2;
+        let mut s = format!("{}{}", sq(m.from), sq(if short_castle { m.aux } else { m.to }));
         if v.notation == NotationStyle::Uci {
             if let Some(t) = m.piece {
                 s.push_str(&v.pieces[t.index()].token.to_ascii_lowercase());
@@ -463,9 +469,14 @@ impl Position {
     fn canonical_move_text(&self, text: &str) -> Result<String, MoveError> {
         let v = self.variant();
         let d = v.dims;
+        // `at` is a byte offset on a character boundary; the message counts characters.
         let bad = |at: usize, what: &str| MoveError {
             text: text.to_string(),
-            message: format!("character {} ({:?}): {what}", at + 1, text[at..].chars().next().unwrap_or(' ')),
+            message: format!(
+                "character {} ({:?}): {what}",
+                text[..at].chars().count() + 1,
+                text[at..].chars().next().unwrap_or(' ')
+            ),
         };
         if text.is_empty() {
             return Err(MoveError { text: text.into(), message: "empty move".into() });
@@ -539,8 +550,8 @@ impl Position {
             let (token, r2) = if let Some(inner) = r.strip_prefix('(') {
                 let close = inner.find(')').ok_or_else(|| bad(at, "'(' without ')'"))?;
                 (&inner[..close], &inner[close + 1..])
-            } else if !r.is_empty() {
-                (&r[..1], &r[1..])
+            } else if let Some(first) = r.chars().next() {
+                r.split_at(first.len_utf8())
             } else {
                 return Err(bad(at.saturating_sub(1), "expected a piece token after '='"));
             };

@@ -5,7 +5,12 @@
 //! once here: per (colour, piece type, square) leap and ray tables, promotion maps, regions and
 //! Zobrist keys. The move generator never looks at a string.
 
-use std::{collections::BTreeMap, fmt, path::Path, sync::Arc};
+use std::{
+    collections::BTreeMap,
+    fmt,
+    path::{Path, PathBuf},
+    sync::Arc,
+};
 
 use serde::{Deserialize, Serialize};
 
@@ -385,8 +390,30 @@ fn parse_table(source_name: &str, text: &str) -> Result<toml::Table, VariantErro
     })
 }
 
-/// Resolves `extends` chains (built-in names or paths relative to the child file).
-fn resolve(source_name: &str, text: &str, base_dir: Option<&Path>, depth: usize) -> Result<toml::Table, VariantError> {
+/// Reads the parent of an `extends` that is not a built-in name: given the name as written and
+/// the directory of the file that names it, returns the parent's source name (for errors), its
+/// text and its own directory (for the next `extends` in the chain).
+pub type ParentReader<'a> = dyn Fn(&str, Option<&Path>) -> Result<(String, String, Option<PathBuf>), VariantError> + 'a;
+
+/// The file-system [`ParentReader`]: paths relative to the child file's directory.
+pub fn read_parent_file(
+    parent: &str,
+    base_dir: Option<&Path>,
+) -> Result<(String, String, Option<PathBuf>), VariantError> {
+    let path = base_dir.map(|d| d.join(parent)).unwrap_or_else(|| Path::new(parent).to_path_buf());
+    let text =
+        std::fs::read_to_string(&path).map_err(|error| VariantError::Io { path: path.display().to_string(), error })?;
+    Ok((path.display().to_string(), text, path.parent().map(Path::to_path_buf)))
+}
+
+/// Resolves `extends` chains (built-in names, or whatever `read_parent` finds).
+fn resolve(
+    source_name: &str,
+    text: &str,
+    base_dir: Option<&Path>,
+    read_parent: &ParentReader<'_>,
+    depth: usize,
+) -> Result<toml::Table, VariantError> {
     if depth > 16 {
         return Err(VariantError::Invalid {
             source_name: source_name.to_string(),
@@ -402,12 +429,10 @@ fn resolve(source_name: &str, text: &str, base_dir: Option<&Path>, depth: usize)
         message: "field `extends` must be a string".into(),
     })?;
     let mut base = if let Some(text) = builtin_text(parent) {
-        resolve(parent, text, None, depth + 1)?
+        resolve(parent, text, None, read_parent, depth + 1)?
     } else {
-        let path = base_dir.map(|d| d.join(parent)).unwrap_or_else(|| Path::new(parent).to_path_buf());
-        let text = std::fs::read_to_string(&path)
-            .map_err(|error| VariantError::Io { path: path.display().to_string(), error })?;
-        resolve(&path.display().to_string(), &text, path.parent(), depth + 1)?
+        let (parent_name, text, parent_dir) = read_parent(parent, base_dir)?;
+        resolve(&parent_name, &text, parent_dir.as_deref(), read_parent, depth + 1)?
     };
     table.remove("extends");
     // `remove` markers only make sense while merging.
@@ -441,7 +466,19 @@ impl Variant {
     /// Parses variant TOML text. `source_name` names it in errors; `base_dir` resolves relative
     /// `extends` paths.
     pub fn from_toml(source_name: &str, text: &str, base_dir: Option<&Path>) -> Result<Arc<Variant>, VariantError> {
-        let table = resolve(source_name, text, base_dir, 0)?;
+        Variant::from_toml_with_parents(source_name, text, base_dir, &read_parent_file)
+    }
+
+    /// [`Variant::from_toml`] with the parents of `extends` read by `read_parent` instead of
+    /// from files (built-in names always resolve first): for callers that must not touch the
+    /// file system, such as the fuzz targets.
+    pub fn from_toml_with_parents(
+        source_name: &str,
+        text: &str,
+        base_dir: Option<&Path>,
+        read_parent: &ParentReader<'_>,
+    ) -> Result<Arc<Variant>, VariantError> {
+        let table = resolve(source_name, text, base_dir, read_parent, 0)?;
         let spec: VariantSpec =
             toml::Value::Table(table).try_into().map_err(|e: toml::de::Error| VariantError::Invalid {
                 source_name: source_name.to_string(),

@@ -264,10 +264,21 @@ pub fn write_chunk(path: &Path, games: &[GameRecord]) -> Result<(), RecordError>
 
 /// Reads one chunk file, checking its header, checksum and every game line.
 pub fn read_chunk(path: &Path) -> Result<Vec<GameRecord>, RecordError> {
+    let bytes = fs::read(path).map_err(|e| RecordError { path: path.to_path_buf(), problem: RecordProblem::Io(e) })?;
+    decode_chunk(path, &bytes)
+}
+
+/// [`read_chunk`] on the bytes of a chunk file already in memory; `path` names it in errors.
+pub fn decode_chunk(path: &Path, compressed: &[u8]) -> Result<Vec<GameRecord>, RecordError> {
+    let text = zstd::decode_all(compressed)
+        .map_err(|e| RecordError { path: path.to_path_buf(), problem: RecordProblem::Corrupt(e.to_string()) })?;
+    parse_chunk(path, &text)
+}
+
+/// The JSON lines of a decompressed chunk: the header, then the games it announces.
+pub fn parse_chunk(path: &Path, text: &[u8]) -> Result<Vec<GameRecord>, RecordError> {
     let err = |problem| RecordError { path: path.to_path_buf(), problem };
-    let bytes = fs::read(path).map_err(|e| err(RecordProblem::Io(e)))?;
-    let text = zstd::decode_all(&bytes[..]).map_err(|e| err(RecordProblem::Corrupt(e.to_string())))?;
-    let mut lines = BufReader::new(&text[..]).lines();
+    let mut lines = BufReader::new(text).lines();
     let first = match lines.next() {
         Some(Ok(line)) => line,
         _ => return Err(err(RecordProblem::NotARecord("no header line".into()))),
