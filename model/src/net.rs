@@ -410,7 +410,10 @@ impl Net {
 /// `move_batch` says which position each move belongs to).
 pub fn move_log_softmax(move_logits: &Tensor, move_batch: &Tensor, positions: i64) -> Tensor {
     let device = move_logits.device();
-    let max = Tensor::full([positions], f64::NEG_INFINITY, (Kind::Float, device)).index_reduce(
+    // `scatter_reduce` (tch's `internal_` name for `scatter_reduce.two`), not `index_reduce`,
+    // which computes the same but prints libtorch's "index_reduce() is in beta" warning over
+    // the progress line at the first forward pass of every run.
+    let max = Tensor::full([positions], f64::NEG_INFINITY, (Kind::Float, device)).internal_scatter_reduce(
         0,
         move_batch,
         &move_logits.detach(),

@@ -145,6 +145,7 @@ fn killed_runs_resume_from_the_last_checkpoint_without_losing_games() {
     assert!(run.join("damaged/checkpoints").join(&newest).exists(), "the damaged checkpoint is moved aside");
     let listing: Vec<String> = walk(&run);
     assert!(run.join("damaged/games").exists(), "the truncated chunk is moved aside: {listing:#?}");
+    assert!(!run.join("games/9999999999999-x-000002.games.zst#7").exists(), "the staged write is removed");
     // The final checkpoint is good and newer than every earlier one.
     let last = artifacts::list_checkpoints(&store(&run)).unwrap().pop().unwrap();
     assert_eq!(last.step, summary.steps);
