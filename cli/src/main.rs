@@ -6,8 +6,9 @@
 
 mod commands;
 mod interrupt;
+mod limits;
 
-use std::process::ExitCode;
+use std::{io::IsTerminal, process::ExitCode};
 
 use clap::{ArgAction, CommandFactory, Parser};
 use tracing_subscriber::EnvFilter;
@@ -54,9 +55,9 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     };
 
-    match result {
     // A job stopped by a signal says so in its status, as a shell does: 130 SIGINT, 143 SIGTERM.
     let interrupted = interrupt::exit_status().map(ExitCode::from);
+    match result {
         Ok(()) => interrupted.unwrap_or(ExitCode::SUCCESS),
         Err(err) => {
             report_error(&err);
@@ -75,7 +76,18 @@ fn init_logging(verbose: u8, quiet: u8) {
         _ => "trace",
     };
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(level));
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).init();
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .with_ansi(colour_on_stderr())
+        .init();
+}
+
+/// Colour codes only for a person at a terminal: a log file or a pipe gets plain text, and
+/// `NO_COLOR` (set and not empty, https://no-color.org) turns them off everywhere.
+fn colour_on_stderr() -> bool {
+    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
 fn report_error(err: &anyhow::Error) {
@@ -120,6 +132,63 @@ mod tests {
     #[test]
     fn parser_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    /// Every numeric flag of every subcommand states its maximum in `--help` as `at most N`, and
+    /// its parser accepts `N` and refuses `N + 1` (for seconds: refuses the non-finite too).
+    /// Seeds take any value and `--game` is an index checked against the file.
+    #[test]
+    fn every_numeric_flag_has_its_maximum_in_the_help() {
+        use std::any::TypeId;
+        fn walk(cmd: &clap::Command, path: &str, checked: &mut Vec<String>) {
+            for arg in cmd.get_arguments() {
+                let id = arg.get_value_parser().type_id();
+                let integer =
+                    [TypeId::of::<u32>(), TypeId::of::<u64>(), TypeId::of::<usize>()].iter().any(|t| id == *t);
+                let float = id == TypeId::of::<f64>();
+                let name = arg.get_id().as_str();
+                if !(integer || float) || ["seed", "game"].contains(&name) {
+                    continue;
+                }
+                let flag = format!("{path} --{name}");
+                let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default().replace('\n', " ");
+                let max: String = help
+                    .split("at most ")
+                    .nth(1)
+                    .unwrap_or_else(|| panic!("{flag}: no `at most N` in its help {help:?}"))
+                    .chars()
+                    .take_while(|c| c.is_ascii_digit() || *c == ',')
+                    .filter(|c| *c != ',')
+                    .collect();
+                let max: u64 = max.parse().unwrap_or_else(|_| panic!("{flag}: bad maximum in {help:?}"));
+                // The flag alone in a command of its own: the subcommand's other required
+                // arguments do not get in the way.
+                let long = arg.get_long().unwrap_or_else(|| panic!("{flag}: not a --flag"));
+                let alone = clap::Command::new("alone").arg(arg.clone().required(false));
+                let parse = |value: &str| alone.clone().try_get_matches_from(["alone", &format!("--{long}={value}")]);
+                assert!(parse(&max.to_string()).is_ok(), "{flag}: its maximum {max} is refused");
+                let too_big = if float { format!("{max}.5") } else { (max + 1).to_string() };
+                let refused = parse(&too_big).expect_err(&format!("{flag}: {too_big} accepted"));
+                assert!(refused.to_string().contains(&max.to_string()), "{flag}: error does not name {max}: {refused}");
+                if float {
+                    for bad in ["inf", "NaN", "-1", "0"] {
+                        assert!(parse(bad).is_err(), "{flag}: {bad} accepted");
+                    }
+                }
+                checked.push(flag);
+            }
+            for sub in cmd.get_subcommands() {
+                walk(sub, &format!("{path} {}", sub.get_name()), checked);
+            }
+        }
+        let mut cmd = Cli::command();
+        cmd.build();
+        let mut checked = Vec::new();
+        walk(&cmd, "fairyzero", &mut checked);
+        // Not vacuous: the walk reaches the flags of the issue.
+        for flag in ["match --games", "rank --bootstrap", "perft --depth", "bench net --batches", "analyse --time"] {
+            assert!(checked.iter().any(|c| c.ends_with(flag)), "{flag} not checked: {checked:?}");
+        }
     }
 
     #[test]

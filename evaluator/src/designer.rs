@@ -124,6 +124,10 @@ impl Tally {
     }
 }
 
+/// The most initial arrays one `balance` measures (`all` stops there; `sample:K` may not ask
+/// for more): each array needs its own games.
+pub const MAX_SETUPS: usize = 1 << 16;
+
 /// Which initial arrays `balance` measures on a variant with a setup phase.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SetupSelection {
@@ -140,7 +144,8 @@ impl std::str::FromStr for SetupSelection {
             return Ok(SetupSelection::All);
         }
         match s.strip_prefix("sample:").and_then(|k| k.parse::<usize>().ok()).filter(|&k| k > 0) {
-            Some(k) => Ok(SetupSelection::Sample(k)),
+            Some(k) if k <= MAX_SETUPS => Ok(SetupSelection::Sample(k)),
+            Some(k) => Err(format!("sample:{k}: at most {MAX_SETUPS} arrays can be sampled")),
             None => Err(format!("bad setup selection {s:?} (expected all or sample:K)")),
         }
     }
@@ -429,7 +434,7 @@ pub fn run_balance(
         None => vec![Experiment { key: BALANCE_KEY.into(), start: start.clone(), start_text: "start".into() }],
         Some(sel) => {
             let arrays = match sel {
-                SetupSelection::All => all_setups(variant, 1 << 16),
+                SetupSelection::All => all_setups(variant, MAX_SETUPS),
                 SetupSelection::Sample(k) => sample_setups(variant, k, options.seed),
             }
             .ok_or_else(|| {

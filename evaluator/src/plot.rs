@@ -187,6 +187,7 @@ mod tests {
                 entry("c2@8", PlayerKind::Checkpoint, Some(300), 450.0),
             ],
             skipped_lines: 0,
+            skipped_files: 0,
         };
         let dir = tempfile::tempdir().unwrap();
         for text in [false, true] {

@@ -77,16 +77,38 @@ pub struct Ranking {
     /// Lines of the store that could not be read.
     #[serde(default)]
     pub skipped_lines: usize,
+    /// Whole files of the store that could not be read (unreadable, or not UTF-8 text).
+    #[serde(default)]
+    pub skipped_files: usize,
 }
 
-/// Ranks a run: reads `DIR/matches/`, rates, writes the three outputs.
+/// Ranks a run: reads `DIR/matches/`, rates, writes the three outputs. An anchor that is not a
+/// player of the stored games is an error (listing the players), not a silently unanchored scale.
 pub fn rank_run(run_dir: &Path, options: &RatingOptions) -> Result<Ranking, Error> {
     let stored = ResultStore::new(run_dir).load()?;
+    for f in &stored.skipped_files {
+        tracing::warn!("skipped a stored results file: {f}");
+    }
     for p in stored.problems.iter().take(5) {
         tracing::warn!("skipped a stored result: {p}");
     }
+    if let Some(anchor) = &options.anchor {
+        let mut players: Vec<&str> = stored.records.iter().flat_map(|r| [r.blue.as_str(), r.tan.as_str()]).collect();
+        players.sort_unstable();
+        players.dedup();
+        if !players.is_empty() && !players.contains(&anchor.as_str()) {
+            return Err(Error::PlayerSpec {
+                spec: anchor.clone(),
+                message: format!(
+                    "the anchor is not a player of the stored games; the players are: {}",
+                    players.join(", ")
+                ),
+            });
+        }
+    }
     let mut ranking = build_ranking(&stored.records, |name| resolve_step(run_dir, name), options);
     ranking.skipped_lines = stored.problems.len();
+    ranking.skipped_files = stored.skipped_files.len();
     write_outputs(run_dir, &ranking)?;
     Ok(ranking)
 }
@@ -173,6 +195,7 @@ pub fn build_ranking(
         best: best.map(|(n, _)| n),
         entries,
         skipped_lines: 0,
+        skipped_files: 0,
     }
 }
 
@@ -230,6 +253,13 @@ impl Ranking {
         }
         if self.skipped_lines > 0 {
             s.push_str(&format!("\n{} stored lines could not be read and were skipped.\n", self.skipped_lines));
+        }
+        if self.skipped_files > 0 {
+            let files = if self.skipped_files == 1 { "file" } else { "files" };
+            s.push_str(&format!(
+                "\n{} stored {files} could not be read (unreadable, or not UTF-8 text) and skipped.\n",
+                self.skipped_files
+            ));
         }
         s
     }
@@ -320,6 +350,16 @@ mod tests {
         assert_eq!(json.entries.len(), 4);
         let png = fs::read(dir.path().join(RANKING_PNG)).unwrap();
         assert_eq!(&png[1..4], b"PNG");
+    }
+
+    #[test]
+    fn an_anchor_that_did_not_play_is_refused_with_the_players() {
+        let dir = tempfile::tempdir().unwrap();
+        ResultStore::new(dir.path()).append(&[record("greedy", "random", GameResult::BlueWins, 0)], "t").unwrap();
+        let options = RatingOptions { anchor: Some("nosuch".into()), ci: CiMethod::Likelihood, ..Default::default() };
+        let err = rank_run(dir.path(), &options).unwrap_err().to_string();
+        assert!(err.contains("\"nosuch\"") && err.contains("players are: greedy, random"), "{err}");
+        assert!(!dir.path().join(RANKING_MD).exists());
     }
 
     #[test]

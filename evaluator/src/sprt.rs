@@ -53,7 +53,34 @@ pub struct SprtStatus {
     pub decision: Option<SprtDecision>,
 }
 
+/// The largest Elo difference a hypothesis may name: beyond it the expected scores of both
+/// hypotheses round to the same value and the test would never decide.
+pub const MAX_ELO: f64 = 1000.0;
+
 impl SprtParams {
+    /// `Ok` when the test is well defined: finite `elo0 < elo1` within ±[`MAX_ELO`], and
+    /// `alpha`, `beta` strictly between 0 and 0.5. The error says what is allowed.
+    pub fn validate(&self) -> Result<(), String> {
+        let elo_ok = |e: f64| e.is_finite() && e.abs() <= MAX_ELO;
+        let rate_ok = |p: f64| p > 0.0 && p < 0.5;
+        if !elo_ok(self.elo0) || !elo_ok(self.elo1) {
+            return Err(format!(
+                "ELO0 and ELO1 must be finite numbers from -{MAX_ELO} to {MAX_ELO} (got {}, {})",
+                self.elo0, self.elo1
+            ));
+        }
+        if self.elo0 >= self.elo1 {
+            return Err(format!("ELO0 must be less than ELO1 (got {}, {})", self.elo0, self.elo1));
+        }
+        if !rate_ok(self.alpha) || !rate_ok(self.beta) {
+            return Err(format!(
+                "ALPHA and BETA must be more than 0 and less than 0.5 (got {}, {})",
+                self.alpha, self.beta
+            ));
+        }
+        Ok(())
+    }
+
     /// Lower and upper LLR bounds.
     pub fn bounds(&self) -> (f64, f64) {
         ((self.beta / (1.0 - self.alpha)).ln(), ((1.0 - self.beta) / self.alpha).ln())
@@ -138,6 +165,24 @@ mod tests {
         assert_eq!(p.status(3, 0, 0).decision, None);
         assert_eq!(p.status(40, 0, 0).decision, Some(SprtDecision::AcceptH1));
         assert_eq!(p.status(0, 0, 40).decision, Some(SprtDecision::AcceptH0));
+    }
+
+    #[test]
+    fn only_well_defined_tests_validate() {
+        assert!(SprtParams::default().validate().is_ok());
+        let with = |elo0, elo1, alpha, beta| SprtParams { elo0, elo1, alpha, beta }.validate();
+        assert!(with(-5.0, 5.0, 0.01, 0.2).is_ok());
+        for (e0, e1, a, b) in [
+            (f64::NAN, 10.0, 0.05, 0.05),
+            (0.0, f64::INFINITY, 0.05, 0.05),
+            (0.0, 1e6, 0.05, 0.05),
+            (10.0, 10.0, 0.05, 0.05),
+            (0.0, 10.0, f64::NAN, 0.05),
+            (0.0, 10.0, 0.05, 0.5),
+            (0.0, 10.0, 0.0, 0.05),
+        ] {
+            assert!(with(e0, e1, a, b).is_err(), "{e0} {e1} {a} {b}");
+        }
     }
 
     #[test]

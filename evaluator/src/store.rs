@@ -5,7 +5,10 @@
 //! - Atomic per batch: the file is written as `.<name>.tmp`, flushed to disk and renamed, so a
 //!   reader sees a whole batch or nothing. Readers skip names that start with a dot.
 //! - Readers ([`ResultStore::load`]) take every `*.jsonl` file in name order (so in time
-//!   order) and report, rather than fail on, lines they cannot read.
+//!   order) and report, rather than fail on, lines they cannot read and whole files that are
+//!   not UTF-8 text or cannot be opened (one damaged file must not hide every other result).
+//! - Writers check first ([`ResultStore::ensure_writable`]): a match whose results cannot be
+//!   stored is refused before its first game, not lost after its last.
 //!
 //! `fairyzero rank --run DIR` rebuilds the ratings from everything stored here.
 
@@ -34,6 +37,8 @@ pub struct StoredResults {
     pub files: usize,
     /// `file:line: problem` for every line that was skipped.
     pub problems: Vec<String>,
+    /// `file: problem` for every whole file that was skipped (unreadable, or not UTF-8 text).
+    pub skipped_files: Vec<String>,
 }
 
 impl ResultStore {
@@ -49,6 +54,12 @@ impl ResultStore {
 
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// Creates the store's folder and proves that a file can be written there, so that a caller
+    /// can refuse to play games whose results it could not keep.
+    pub fn ensure_writable(&self) -> Result<(), Error> {
+        ensure_writable_dir(&self.dir)
     }
 
     /// Writes `records` as one new batch file; `label` (sanitised) ends its name.
@@ -103,8 +114,18 @@ impl ResultStore {
             .collect();
         files.sort();
         for file in files {
-            let text =
-                fs::read_to_string(&file).map_err(|error| Error::Io { path: file.display().to_string(), error })?;
+            let text = match fs::read(&file).map(String::from_utf8) {
+                Ok(Ok(text)) => text,
+                Ok(Err(e)) => {
+                    let at = e.utf8_error().valid_up_to();
+                    out.skipped_files.push(format!("{}: not UTF-8 text (byte {at})", file.display()));
+                    continue;
+                }
+                Err(error) => {
+                    out.skipped_files.push(format!("{}: {error}", file.display()));
+                    continue;
+                }
+            };
             out.files += 1;
             for (i, line) in text.lines().enumerate() {
                 if line.trim().is_empty() {
@@ -118,6 +139,20 @@ impl ResultStore {
         }
         Ok(out)
     }
+}
+
+/// Creates `dir` (and its parents) and writes and removes a hidden probe file in it: `Ok` means
+/// that results can be stored there now. Readers of the store skip hidden names, so a probe
+/// left by a kill is harmless.
+pub fn ensure_writable_dir(dir: &Path) -> Result<(), Error> {
+    let io = |path: &Path| {
+        let path = path.display().to_string();
+        move |error: std::io::Error| Error::Io { path, error }
+    };
+    fs::create_dir_all(dir).map_err(io(dir))?;
+    let probe = dir.join(format!(".write-probe-{}", std::process::id()));
+    fs::File::create(&probe).and_then(|mut f| f.write_all(b"probe")).map_err(io(&probe))?;
+    fs::remove_file(&probe).map_err(io(&probe))
 }
 
 /// The training step in a checkpoint directory's `header.json` (`training_step`).
@@ -172,6 +207,35 @@ pub(crate) mod tests {
         assert_eq!(loaded.files, 2);
         assert_eq!(loaded.records, [a, b].concat());
         assert_eq!(loaded.problems.len(), 1, "{:?}", loaded.problems);
+    }
+
+    #[test]
+    fn a_file_that_is_not_utf8_is_skipped_and_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = ResultStore::new(dir.path());
+        store.append(&[record("x", "y", GameResult::Draw, 0)], "good").unwrap();
+        fs::write(store.dir().join("0-bad.jsonl"), b"{\"blue\": \"\xe9\xff\"}\n").unwrap();
+        let loaded = store.load().unwrap();
+        assert_eq!((loaded.records.len(), loaded.files), (1, 1));
+        assert_eq!(loaded.skipped_files.len(), 1, "{:?}", loaded.skipped_files);
+        assert!(
+            loaded.skipped_files[0].contains("0-bad.jsonl: not UTF-8 text (byte 10)"),
+            "{:?}",
+            loaded.skipped_files
+        );
+    }
+
+    #[test]
+    fn writability_is_checked_without_leaving_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = ResultStore::new(&dir.path().join("run"));
+        store.ensure_writable().unwrap();
+        assert_eq!(fs::read_dir(store.dir()).unwrap().count(), 0);
+        // A regular file where the folder should be: not writable, and said so with its path.
+        let blocked = ResultStore::new(&dir.path().join("file"));
+        fs::write(dir.path().join("file"), "").unwrap();
+        let err = blocked.ensure_writable().unwrap_err().to_string();
+        assert!(err.contains("file/matches"), "{err}");
     }
 
     #[test]

@@ -15,6 +15,7 @@ use fairyzero_selfplay::{
 };
 
 use super::{rules::PositionArgs, selfplay::evaluator_for};
+use crate::limits;
 
 #[derive(Debug, clap::Args)]
 pub struct AnalyseArgs {
@@ -25,12 +26,13 @@ pub struct AnalyseArgs {
     #[arg(long)]
     pub net: Option<String>,
 
-    /// Simulations to run
-    #[arg(long)]
+    /// Simulations to run (at most 10,000,000)
+    #[arg(long, value_parser = limits::count::<u32>(1, limits::MAX_SIMULATIONS))]
     pub nodes: u32,
 
-    /// Stop after this many seconds even if --nodes is not reached
-    #[arg(long)]
+    /// Stop after this many seconds even if --nodes is not reached (more than 0, at most
+    /// 1,000,000)
+    #[arg(long, value_name = "SECONDS", value_parser = limits::seconds)]
     pub time: Option<f64>,
 
     /// Search: puct or gumbel (default: the run configuration's, else puct)
@@ -41,13 +43,18 @@ pub struct AnalyseArgs {
     #[arg(long)]
     pub config: Option<PathBuf>,
 
-    /// Leaves evaluated per batch (virtual loss)
-    #[arg(long, default_value_t = 8)]
+    /// Leaves evaluated per batch (virtual loss; at most 65,536)
+    #[arg(long, default_value_t = 8, value_parser = limits::count::<u32>(1, limits::MAX_BATCH))]
     pub batch: u32,
 
-    /// How many root moves to list
-    #[arg(long, default_value_t = 10)]
+    /// How many root moves to list (at most 10,000)
+    #[arg(long, default_value_t = 10, value_parser = limits::count::<usize>(0, limits::MAX_ROWS))]
     pub top: usize,
+
+    /// libtorch intra-op threads of the network (at most 1,024). 1, as for `selfplay`: on a few
+    /// cores libtorch's default (one per core) makes OpenMP spin against the search thread
+    #[arg(long, default_value_t = 1, value_parser = limits::count::<usize>(1, limits::MAX_THREADS))]
+    pub torch_threads: usize,
 }
 
 pub fn run(args: AnalyseArgs) -> Result<()> {
@@ -62,9 +69,10 @@ pub fn run(args: AnalyseArgs) -> Result<()> {
         Some("puct") => params.kind = SearchKind::Puct,
         _ => {}
     }
-    params.leaves_per_round = args.batch.max(1);
-    let (evaluator, _) = evaluator_for(args.net.as_deref(), &variant, params.leaves_per_round as usize, None)
-        .context("setting up the network")?;
+    params.leaves_per_round = args.batch;
+    let (evaluator, _) =
+        evaluator_for(args.net.as_deref(), &variant, params.leaves_per_round as usize, Some(args.torch_threads))
+            .context("setting up the network")?;
     let mut analyzer = Analyzer::new(pos, params, evaluator.as_ref());
     let limits = Limits { nodes: args.nodes, time: args.time.map(Duration::from_secs_f64) };
     let analysis = analyzer.go(&limits, &AtomicBool::new(false));

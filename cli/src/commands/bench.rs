@@ -13,6 +13,8 @@ use fairyzero_model::{
 };
 use fairyzero_rules::{Move, MoveList, Position, Variant};
 
+use crate::limits;
+
 #[derive(Debug, Args)]
 pub struct BenchArgs {
     #[command(subcommand)]
@@ -34,20 +36,21 @@ struct NetBenchArgs {
     /// Network size: tiny (4x32), small (6x64), base (10x128) or BLOCKSxCHANNELS
     #[arg(long, default_value = "small")]
     size: String,
-    /// Batch sizes to time, comma-separated
-    #[arg(long, value_delimiter = ',', default_value = "1,16,64,256")]
+    /// Batch sizes to time, comma-separated (each at most 65,536)
+    #[arg(long, value_delimiter = ',', default_value = "1,16,64,256",
+          value_parser = limits::count::<usize>(1, limits::MAX_BATCH))]
     batches: Vec<usize>,
-    /// libtorch intra-op threads (default: libtorch's choice)
-    #[arg(long)]
+    /// libtorch intra-op threads (default: libtorch's choice; at most 1,024)
+    #[arg(long, value_parser = limits::count::<usize>(1, limits::MAX_THREADS))]
     threads: Option<usize>,
     /// Device: cpu, cuda or auto (CUDA when available)
     #[arg(long, default_value = "auto")]
     device: String,
-    /// Seconds of timing per batch size (after a warm-up)
-    #[arg(long, default_value_t = 3.0)]
+    /// Seconds of timing per batch size (after a warm-up; more than 0, at most 1,000,000)
+    #[arg(long, default_value_t = 3.0, value_parser = limits::seconds)]
     seconds: f64,
-    /// Positions to draw batches from, reached by seeded random play
-    #[arg(long, default_value_t = 512)]
+    /// Positions to draw batches from, reached by seeded random play (at most 100,000)
+    #[arg(long, default_value_t = 512, value_parser = limits::count::<usize>(1, limits::MAX_POSITIONS))]
     positions: usize,
 }
 
@@ -111,8 +114,6 @@ fn bench_net(args: NetBenchArgs) -> anyhow::Result<()> {
         "cuda" => Device::Cuda(0),
         other => anyhow::bail!("unknown device {other:?}: use cpu, cuda or auto"),
     };
-    anyhow::ensure!(args.batches.iter().all(|&b| b >= 1), "batch sizes must be at least 1");
-    anyhow::ensure!(args.positions >= 1, "--positions must be at least 1");
 
     let net = Net::new(&config, Arc::clone(&variant), device);
     let encoding = StandardEncoding::new(Arc::clone(&variant));

@@ -2,17 +2,22 @@
 //! of a fixed player (library side: `fairyzero_evaluator::designer`). Results accumulate in
 //! `OUT/matches/*.jsonl`: rerunning adds games and narrows the intervals.
 
-use std::{path::PathBuf, sync::Arc};
+use std::{
+    path::{Path, PathBuf},
+    sync::Arc,
+};
 
 use anyhow::{bail, Context, Result};
 use fairyzero_evaluator::{
     designer::{run_balance, run_piece_values, write_comparison, write_method_files, DesignOptions, SetupSelection},
     material::{fit_values, load_games, probe_values, MaterialOptions, MethodReport},
-    CheckpointLoader, PlayerSpec, SearchPlayerConfig,
+    store::ensure_writable_dir,
+    CheckpointLoader, PlayerSpec, ResultStore, SearchPlayerConfig,
 };
 use fairyzero_rules::Variant;
 
 use super::matches::TorchLoader;
+use crate::limits;
 
 #[derive(Debug, clap::Args)]
 pub struct BalanceArgs {
@@ -25,11 +30,11 @@ pub struct BalanceArgs {
     #[arg(long)]
     pub player: String,
 
-    /// New games (per initial array with --setups)
-    #[arg(long, default_value_t = 100)]
+    /// New games (per initial array with --setups; at most 10,000,000)
+    #[arg(long, default_value_t = 100, value_parser = limits::count::<usize>(1, limits::MAX_GAMES))]
     pub games: usize,
 
-    /// Per initial array of a variant with a setup phase: all, or sample:K
+    /// Per initial array of a variant with a setup phase: all, or sample:K (K at most 65,536)
     #[arg(long)]
     pub setups: Option<SetupSelection>,
 
@@ -38,8 +43,8 @@ pub struct BalanceArgs {
     #[arg(long, requires = "setups")]
     pub merge_mirrors: bool,
 
-    /// Output directory (results store, balance.{csv,md,png})
-    #[arg(long, default_value = "balance")]
+    /// Output directory (results store, balance.{csv,md,png}); rerunning into it adds games
+    #[arg(long)]
     pub out: PathBuf,
 
     #[command(flatten)]
@@ -49,20 +54,20 @@ pub struct BalanceArgs {
 /// How the design tools' games are played (shared by `balance` and `piece-values`).
 #[derive(Debug, clap::Args)]
 pub struct PlayArgs {
-    /// Random plies of each opening (after the setup phase)
-    #[arg(long, default_value_t = 4)]
+    /// Random plies of each opening (after the setup phase; at most 100,000)
+    #[arg(long, default_value_t = 4, value_parser = limits::count::<u32>(0, limits::MAX_PLIES))]
     pub plies: u32,
 
     /// Seed of the openings, of the players' random choices and of the probe's sampling
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
 
-    /// Plies after the opening before a draw (default: the variant's move cap)
-    #[arg(long)]
+    /// Plies after the opening before a draw (default: the variant's move cap; at most 100,000)
+    #[arg(long, value_parser = limits::count::<u32>(1, limits::MAX_PLIES))]
     pub move_cap: Option<u32>,
 
-    /// Games played in parallel (default: one per core)
-    #[arg(long, default_value_t = 0)]
+    /// Games played in parallel (default 0: one per core; at most 1,024)
+    #[arg(long, default_value_t = 0, value_parser = limits::count::<usize>(0, limits::MAX_THREADS))]
     pub threads: usize,
 }
 
@@ -107,16 +112,16 @@ pub struct PieceValuesArgs {
     #[arg(long)]
     pub records: Option<PathBuf>,
 
-    /// Positions sampled from the records by `probe`
-    #[arg(long, default_value_t = 2000)]
+    /// Positions sampled from the records by `probe` (at most 100,000)
+    #[arg(long, default_value_t = 2000, value_parser = limits::count::<usize>(1, limits::MAX_POSITIONS))]
     pub positions: usize,
 
-    /// Plies at the start of each game left out of `fit`
-    #[arg(long, default_value_t = 0)]
+    /// Plies at the start of each game left out of `fit` (at most 100,000)
+    #[arg(long, default_value_t = 0, value_parser = limits::count::<usize>(0, limits::MAX_PLIES))]
     pub skip_plies: usize,
 
-    /// Bootstrap resamples of the `probe` and `fit` intervals
-    #[arg(long, default_value_t = 1000)]
+    /// Bootstrap resamples of the `probe` and `fit` intervals (at most 1,000,000)
+    #[arg(long, default_value_t = 1000, value_parser = limits::count::<usize>(1, limits::MAX_RESAMPLES))]
     pub resamples: usize,
 
     /// Piece tokens to measure, comma-separated (default: every non-royal type in the start)
@@ -127,8 +132,8 @@ pub struct PieceValuesArgs {
     #[arg(long, default_value = "P")]
     pub reference: String,
 
-    /// New games per piece type (half with Blue handicapped, half with Tan)
-    #[arg(long, default_value_t = 100)]
+    /// New games per piece type (half with Blue handicapped, half with Tan; at most 10,000,000)
+    #[arg(long, default_value_t = 100, value_parser = limits::count::<usize>(1, limits::MAX_GAMES))]
     pub games: usize,
 
     /// Output directory (results store, piece-values.{csv,md,png})
@@ -158,12 +163,19 @@ fn player(text: &str, v: &Arc<Variant>) -> Result<(PlayerSpec, fairyzero_evaluat
     Ok((spec, c))
 }
 
+/// Refuses an output directory that cannot take the results, before any game is played.
+fn ensure_out_writable(out: &Path) -> Result<()> {
+    let check = || -> Result<(), fairyzero_evaluator::Error> {
+        ensure_writable_dir(out)?;
+        ResultStore::new(out).ensure_writable()
+    };
+    check().with_context(|| format!("--out {}: the results could not be written there", out.display()))
+}
+
 pub fn balance(args: BalanceArgs) -> Result<()> {
-    if args.games == 0 {
-        bail!("--games must be at least 1");
-    }
     let variant = Variant::load(&args.variant).context("loading the variant")?;
     let (_, p) = player(&args.player, &variant)?;
+    ensure_out_writable(&args.out)?;
     let options = args.play.options(args.games);
     let bar = fairyzero_selfplay::progress::bar(args.games as u64, true);
     let progress = |n: usize, total: usize| {
@@ -194,9 +206,6 @@ pub fn balance(args: BalanceArgs) -> Result<()> {
 }
 
 pub fn piece_values(args: PieceValuesArgs) -> Result<()> {
-    if args.games == 0 {
-        bail!("--games must be at least 1");
-    }
     let variant = Variant::load(&args.variant).context("loading the variant")?;
     let wants = |m: Method| args.method.contains(&m);
     if args.net.is_some() && !wants(Method::Probe) {
@@ -205,6 +214,13 @@ pub fn piece_values(args: PieceValuesArgs) -> Result<()> {
     if args.records.is_some() && !wants(Method::Probe) && !wants(Method::Fit) {
         bail!("--records is used by --method probe and fit only (add them to --method)");
     }
+    if wants(Method::Matches) && args.player.is_none() {
+        bail!("--method matches needs --player (alphabeta:DEPTH:values=mobility, or a checkpoint)");
+    }
+    if (wants(Method::Probe) || wants(Method::Fit)) && args.records.is_none() {
+        bail!("--method probe and fit need --records DIR (self-play games of this variant)");
+    }
+    ensure_out_writable(&args.out)?;
     let mut matches_report = None;
     if wants(Method::Matches) {
         let Some(text) = &args.player else {

@@ -19,6 +19,8 @@ use fairyzero_evaluator::{
 use fairyzero_model::{TorchEvaluator, TorchEvaluatorOptions};
 use fairyzero_rules::Variant;
 
+use crate::limits;
+
 #[derive(Debug, clap::Args)]
 pub struct MatchArgs {
     /// Player A: random, greedy[:values=SOURCE], alphabeta:DEPTH[:nodes=N][:values=SOURCE],
@@ -32,28 +34,30 @@ pub struct MatchArgs {
     #[arg(long)]
     pub variant: String,
 
-    /// Games to play; each opening is played twice, colours swapped
-    #[arg(long, default_value_t = 100)]
+    /// Games to play; each opening is played twice, colours swapped (at most 10,000,000)
+    #[arg(long, default_value_t = 100, value_parser = limits::count::<usize>(1, limits::MAX_GAMES))]
     pub games: usize,
 
-    /// Random plies of each opening (after the setup phase, which is always sampled)
-    #[arg(long, default_value_t = 4)]
+    /// Random plies of each opening (after the setup phase, which is always sampled; at most
+    /// 100,000)
+    #[arg(long, default_value_t = 4, value_parser = limits::count::<u32>(0, limits::MAX_PLIES))]
     pub plies: u32,
 
     /// Seed of the openings and of the players' random choices
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
 
-    /// Plies of play after the opening before adjudication (default: the variant's move cap)
-    #[arg(long)]
+    /// Plies of play after the opening before adjudication (default: the variant's move cap;
+    /// at most 100,000)
+    #[arg(long, value_parser = limits::count::<u32>(1, limits::MAX_PLIES))]
     pub move_cap: Option<u32>,
 
     /// Result of a game that reaches the move cap: draw, or material (more material wins)
     #[arg(long, default_value = "draw")]
     pub adjudicate: Adjudication,
 
-    /// Games played in parallel (default: one per core)
-    #[arg(long, default_value_t = 0)]
+    /// Games played in parallel (default 0: one per core; at most 1,024)
+    #[arg(long, default_value_t = 0, value_parser = limits::count::<usize>(0, limits::MAX_THREADS))]
     pub threads: usize,
 
     /// Search of checkpoint players: gumbel or puct
@@ -65,8 +69,8 @@ pub struct MatchArgs {
     pub run: Option<PathBuf>,
 
     /// Stop early when the SPRT decides: ELO0,ELO1[,ALPHA,BETA] (A against B; default 5% each)
-    #[arg(long, value_name = "ELO0,ELO1[,ALPHA,BETA]")]
-    pub sprt: Option<String>,
+    #[arg(long, value_name = "ELO0,ELO1[,ALPHA,BETA]", value_parser = parse_sprt)]
+    pub sprt: Option<SprtParams>,
 
     /// Do not store the moves of every game in the results
     #[arg(long)]
@@ -79,8 +83,8 @@ pub struct RankArgs {
     #[arg(long, value_name = "DIR")]
     pub run: PathBuf,
 
-    /// Bootstrap resamples for the confidence intervals
-    #[arg(long, default_value_t = 1000)]
+    /// Bootstrap resamples for the confidence intervals (at most 1,000,000)
+    #[arg(long, default_value_t = 1000, value_parser = limits::count::<usize>(1, limits::MAX_RESAMPLES))]
     pub bootstrap: usize,
 
     /// Intervals from the likelihood (normal approximation) instead of the bootstrap
@@ -136,32 +140,23 @@ fn contestant(
     Ok(contestant)
 }
 
-fn parse_sprt(text: &str) -> Result<SprtParams> {
+/// `--sprt ELO0,ELO1[,ALPHA,BETA]`, checked when the command line is read.
+fn parse_sprt(text: &str) -> Result<SprtParams, String> {
     let values: Vec<f64> = text
         .split(',')
         .map(|s| s.trim().parse::<f64>())
         .collect::<Result<_, _>>()
-        .with_context(|| format!("--sprt {text:?}: expected numbers ELO0,ELO1[,ALPHA,BETA]"))?;
+        .map_err(|_| "expected numbers ELO0,ELO1[,ALPHA,BETA]".to_string())?;
     let p = match values.as_slice() {
         [e0, e1] => SprtParams { elo0: *e0, elo1: *e1, ..SprtParams::default() },
         [e0, e1, a, b] => SprtParams { elo0: *e0, elo1: *e1, alpha: *a, beta: *b },
-        _ => bail!("--sprt {text:?}: expected ELO0,ELO1 or ELO0,ELO1,ALPHA,BETA"),
+        _ => return Err("expected ELO0,ELO1 or ELO0,ELO1,ALPHA,BETA".into()),
     };
-    if p.elo1 <= p.elo0
-        || !(0.0..0.5).contains(&p.alpha)
-        || !(0.0..0.5).contains(&p.beta)
-        || p.alpha == 0.0
-        || p.beta == 0.0
-    {
-        bail!("--sprt {text:?}: need ELO0 < ELO1 and ALPHA, BETA in (0, 0.5)");
-    }
+    p.validate()?;
     Ok(p)
 }
 
 pub fn run_match_command(args: MatchArgs) -> Result<()> {
-    if args.games == 0 {
-        bail!("--games must be at least 1");
-    }
     let variant = Variant::load(&args.variant).context("loading the variant")?;
     let kind = if args.search == "puct" { SearchKind::Puct } else { SearchKind::Gumbel };
     let search = SearchPlayerConfig::with_kind(kind);
@@ -176,14 +171,19 @@ pub fn run_match_command(args: MatchArgs) -> Result<()> {
         games: args.games,
         random_plies: args.plies,
         seed: args.seed,
-        stop: None,
         move_cap: args.move_cap,
         adjudication: args.adjudicate,
         threads: args.threads,
         record_moves: !args.no_moves,
         match_id: None,
+        stop: None,
     };
-    let sprt = args.sprt.as_deref().map(parse_sprt).transpose()?;
+    // Before the first game: a match whose results cannot be stored is not worth playing.
+    if let Some(run) = run {
+        ResultStore::new(run)
+            .ensure_writable()
+            .with_context(|| format!("--run {}: the results could not be stored there", run.display()))?;
+    }
     let cap = args.move_cap.unwrap_or(variant.rules.move_cap);
     println!(
         "match: {} vs {} on {}, up to {} games, {} random opening plies, move cap {cap} (then {}), seed {}",
@@ -191,7 +191,7 @@ pub fn run_match_command(args: MatchArgs) -> Result<()> {
     );
     let bar = fairyzero_selfplay::progress::bar(args.games as u64, true);
     let progress = |_: &GameRecord, n: usize| bar.set_position(n as u64);
-    let (report, status) = match &sprt {
+    let (report, status) = match &args.sprt {
         Some(params) => {
             let (report, status) = run_sprt_match(&variant, &a, &b, &options, params, 20, Some(&progress))?;
             (report, Some(status))
@@ -222,7 +222,7 @@ pub fn run_rank_command(args: RankArgs) -> Result<()> {
     if !args.run.is_dir() {
         bail!("--run {}: no such run directory", args.run.display());
     }
-    let ci = if args.likelihood { CiMethod::Likelihood } else { CiMethod::Bootstrap(args.bootstrap.max(1)) };
+    let ci = if args.likelihood { CiMethod::Likelihood } else { CiMethod::Bootstrap(args.bootstrap) };
     let options = RatingOptions { anchor: args.anchor.clone(), ci, seed: args.seed, ..RatingOptions::default() };
     let ranking = rank_run(&args.run, &options).context("ranking the run")?;
     if ranking.games == 0 {

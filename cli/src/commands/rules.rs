@@ -6,6 +6,8 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use fairyzero_rules::{perft, perft_divide, variant, MoveList, Position, Variant};
 
+use crate::limits;
+
 /// Where a command starts: a variant, an optional position and moves played from it.
 #[derive(Debug, clap::Args)]
 pub struct PositionArgs {
@@ -98,8 +100,8 @@ pub struct PerftArgs {
     #[command(flatten)]
     pub position: PositionArgs,
 
-    /// Depth in plies (the last ply is counted in bulk)
-    #[arg(long)]
+    /// Depth in plies (the last ply is counted in bulk; at most 64)
+    #[arg(long, value_parser = limits::count::<u32>(0, limits::MAX_DEPTH))]
     pub depth: u32,
 
     /// Print the node count below each legal move first (`MOVE: N`)

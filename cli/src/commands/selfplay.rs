@@ -15,6 +15,8 @@ use fairyzero_model::{
 use fairyzero_rules::Variant;
 use fairyzero_selfplay::{bench, config::RunSelfPlay, run_selfplay, RunOptions};
 
+use crate::limits;
+
 #[derive(Debug, clap::Args)]
 pub struct SelfPlayArgs {
     /// Run configuration (TOML): the top-level `variant` and the `[selfplay]` section are used
@@ -27,8 +29,8 @@ pub struct SelfPlayArgs {
     #[arg(long)]
     pub net: Option<String>,
 
-    /// Number of games to play
-    #[arg(long)]
+    /// Number of games to play (at most 10,000,000)
+    #[arg(long, value_parser = limits::count::<u64>(1, limits::MAX_GAMES))]
     pub games: u64,
 
     /// Directory for the game record chunks (created if missing)
@@ -43,26 +45,28 @@ pub struct SelfPlayArgs {
     #[arg(long)]
     pub seed: Option<u64>,
 
-    /// Simulations per full search, overriding the configuration
-    #[arg(long)]
+    /// Simulations per full search, overriding the configuration (at most 10,000,000)
+    #[arg(long, value_parser = limits::count::<u32>(1, limits::MAX_SIMULATIONS))]
     pub simulations: Option<u32>,
 
-    /// Search threads, overriding the configuration
-    #[arg(long)]
+    /// Search threads, overriding the configuration (at most 1,024)
+    #[arg(long, value_parser = limits::count::<u32>(1, limits::MAX_THREADS))]
     pub threads: Option<u32>,
 
-    /// Games in parallel, overriding the configuration
-    #[arg(long)]
+    /// Games in parallel, overriding the configuration (at most 65,536)
+    #[arg(long, value_parser = limits::count::<u32>(1, limits::MAX_PARALLEL))]
     pub parallel: Option<u32>,
 
     /// Also measure the network's raw throughput at the self-play batch size (back-to-back
     /// batches from one thread, for this many seconds) and report self-play's share of it
-    #[arg(long, value_name = "SECONDS")]
+    /// (more than 0, at most 1,000,000)
+    #[arg(long, value_name = "SECONDS", value_parser = limits::seconds)]
     pub bench_raw: Option<f64>,
 
     /// libtorch intra-op threads of the inference thread. 1 leaves the other cores to the
-    /// search threads; more makes OpenMP spin against them (70x slower on a busy 2-core box)
-    #[arg(long, default_value_t = 1)]
+    /// search threads; more makes OpenMP spin against them (70x slower on a busy 2-core box;
+    /// at most 1,024)
+    #[arg(long, default_value_t = 1, value_parser = limits::count::<usize>(1, limits::MAX_THREADS))]
     pub torch_threads: usize,
 }
 
