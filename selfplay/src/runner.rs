@@ -428,3 +428,65 @@ pub fn run_selfplay_until(
     }
     Ok(summary)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicUsize;
+
+    use fairyzero_model::evaluator::{EvaluatorInfo, MockEvaluator};
+
+    use super::*;
+
+    /// The mock, raising a stop flag at its `stop_at`-th batch (as a signal handler would).
+    struct StoppingEvaluator<'a> {
+        inner: MockEvaluator,
+        batches: AtomicUsize,
+        stop_at: usize,
+        stop: &'a AtomicBool,
+    }
+
+    impl Evaluator for StoppingEvaluator<'_> {
+        fn evaluate(&self, batch: &[EvalRequest<'_>]) -> Vec<Evaluation> {
+            if self.batches.fetch_add(1, Ordering::SeqCst) + 1 == self.stop_at {
+                self.stop.store(true, Ordering::SeqCst);
+            }
+            self.inner.evaluate(batch)
+        }
+
+        fn info(&self) -> EvaluatorInfo {
+            self.inner.info()
+        }
+    }
+
+    /// A stop ends the run within a batch or so: the games in progress are dropped, not played
+    /// to their end (which once took minutes with hundreds of long games in flight).
+    #[test]
+    fn a_stop_drops_the_games_in_progress() {
+        let variant = Variant::load("gardner").unwrap();
+        let config = SelfPlayConfig {
+            simulations: 4,
+            games_in_parallel: 8,
+            threads: 2,
+            move_cap: Some(200),
+            ..SelfPlayConfig::default()
+        };
+        let options = RunOptions { games: 1000, seed: 7, net: "mock".into(), out_dir: None, progress: false };
+        let stop = AtomicBool::new(false);
+        let evaluator = StoppingEvaluator {
+            inner: MockEvaluator::uniform(),
+            batches: AtomicUsize::new(0),
+            stop_at: 20,
+            stop: &stop,
+        };
+        let own_flag = AtomicBool::new(false);
+        let summary = run_selfplay_until(&variant, &config, &evaluator, &options, &[&own_flag, &stop], |_| {}).unwrap();
+        // Games that ended at the stop are not replaced, so up to the 8 in flight are dropped.
+        let dropped = summary.abandoned();
+        assert!((1..=8).contains(&dropped), "{summary}");
+        assert!(summary.games < 100, "{summary}");
+        // Each of the two workers may have its batch in flight when the flag goes up.
+        let batches = evaluator.batches.load(Ordering::SeqCst);
+        assert!(batches <= 20 + 2, "{batches} batches after the stop at 20");
+        assert!(summary.to_string().contains(&format!("(stopped: {dropped} unfinished game(s) dropped)")), "{summary}");
+    }
+}
