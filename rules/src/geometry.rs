@@ -175,7 +175,8 @@ impl fmt::Display for BetzaError {
                 "in Betza string {:?}, character {:?} at position {}: {}",
                 self.text,
                 c,
-                self.position + 1,
+                // `position` is a byte offset; people count characters.
+                self.text[..self.position.min(self.text.len())].chars().count() + 1,
                 self.message
             ),
             None => write!(f, "in Betza string {:?}, at its end: {}", self.text, self.message),

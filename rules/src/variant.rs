@@ -479,15 +479,124 @@ impl Variant {
         read_parent: &ParentReader<'_>,
     ) -> Result<Arc<Variant>, VariantError> {
         let table = resolve(source_name, text, base_dir, read_parent, 0)?;
-        let spec: VariantSpec =
-            toml::Value::Table(table).try_into().map_err(|e: toml::de::Error| VariantError::Invalid {
+        let mut problems = Vec::new();
+        let built = match lenient_spec(table, &mut problems) {
+            Some(spec) => Variant::build(spec).map_err(|p| problems.extend(p)).ok(),
+            None => None,
+        };
+        match built {
+            Some(variant) if problems.is_empty() => Ok(Arc::new(variant)),
+            _ => Err(VariantError::Invalid {
                 source_name: source_name.to_string(),
-                message: e.to_string().trim().replace('\n', " "),
-            })?;
-        Variant::build(spec).map(Arc::new).map_err(|problems| VariantError::Invalid {
-            source_name: source_name.to_string(),
-            message: problems.join("; "),
-        })
+                message: list(source_name, &problems),
+            }),
+        }
+    }
+}
+
+/// One problem as it is, several one per line, each naming the file again (they can be many).
+fn list(source_name: &str, problems: &[String]) -> String {
+    match problems {
+        [one] => one.clone(),
+        _ => {
+            let lines: Vec<String> = problems.iter().map(|p| format!("\n  {source_name}: {p}")).collect();
+            format!("{} problems:{}", problems.len(), lines.concat())
+        }
+    }
+}
+
+/// Deserialises the resolved table into a [`VariantSpec`], listing every schema problem (an
+/// unknown key, a wrong type, a missing field) instead of the first only: serde stops at the
+/// first, so each one is recorded with its field path, the key at fault is taken out, and
+/// deserialisation runs again. Returns the spec that remains, if it is complete, so that
+/// [`Variant::build`] can still report the problems of the values (Betza strings, tokens,
+/// squares) in the same error.
+fn lenient_spec(mut table: toml::Table, problems: &mut Vec<String>) -> Option<VariantSpec> {
+    // Each round removes a key or an entry, so the rounds end.
+    loop {
+        let error = match serde_path_to_error::deserialize::<_, VariantSpec>(toml::Value::Table(table.clone())) {
+            Ok(spec) => return Some(spec),
+            Err(e) => e,
+        };
+        let mut segments: Vec<&serde_path_to_error::Segment> = error.path().iter().collect();
+        let mut message = error.inner().to_string().trim().replace('\n', " ");
+        // toml appends the key path, which the field name already gives.
+        if let Some(cut) = message.rfind(" in `").filter(|_| message.ends_with('`')) {
+            message.truncate(cut);
+        }
+        // An unknown tag (`kind` of a power) condemns its whole table, not only the tag.
+        let at_tag = matches!(segments.last(), Some(serde_path_to_error::Segment::Map { key }) if key == "kind");
+        if message.starts_with("unknown variant") && at_tag && segments.len() > 1 {
+            segments.pop();
+        }
+        problems.push(format!("{}: {message}", field_name(&table, &segments)));
+        if !remove_at(&mut table, &segments) {
+            return None;
+        }
+    }
+}
+
+/// `field `promotion.zone_ranks``, or `piece "Queen": field `betza`` for a piece's key (the
+/// form [`Variant::build`] uses), from a serde path.
+fn field_name(table: &toml::Table, segments: &[&serde_path_to_error::Segment]) -> String {
+    use serde_path_to_error::Segment;
+    let dotted = |segments: &[&Segment]| {
+        let mut s = String::new();
+        for seg in segments {
+            match seg {
+                Segment::Seq { index } => s.push_str(&format!("[{index}]")),
+                Segment::Map { key } | Segment::Enum { variant: key } => {
+                    if !s.is_empty() {
+                        s.push('.');
+                    }
+                    s.push_str(key);
+                }
+                Segment::Unknown => s.push_str(".?"),
+            }
+        }
+        s
+    };
+    match segments {
+        [Segment::Map { key }, Segment::Seq { index }, rest @ ..] if key == "piece" => {
+            let piece = table.get("piece").and_then(|p| p.as_array()).and_then(|p| p.get(*index));
+            let label = |k: &str| piece.and_then(|p| p.get(k)).and_then(|v| v.as_str()).map(str::to_string);
+            let who = label("name").or_else(|| label("token")).unwrap_or_else(|| format!("number {}", index + 1));
+            if rest.is_empty() {
+                format!("piece {who:?}")
+            } else {
+                format!("piece {who:?}: field `{}`", dotted(rest))
+            }
+        }
+        [] => "variant".to_string(),
+        _ => format!("field `{}`", dotted(segments)),
+    }
+}
+
+/// Takes the value at `segments` out of `table`; false if there is none (the problem is the
+/// table itself, such as a missing required field, and nothing can be taken out).
+fn remove_at(table: &mut toml::Table, segments: &[&serde_path_to_error::Segment]) -> bool {
+    use serde_path_to_error::Segment;
+    let Some((last, parents)) = segments.split_last() else { return false };
+    let mut current = match parents.first() {
+        None => None,
+        Some(Segment::Map { key }) => table.get_mut(key.as_str()),
+        Some(_) => return false,
+    };
+    for seg in parents.iter().skip(1) {
+        current = match (current, seg) {
+            (Some(toml::Value::Table(t)), Segment::Map { key }) => t.get_mut(key.as_str()),
+            (Some(toml::Value::Array(a)), Segment::Seq { index }) => a.get_mut(*index),
+            _ => return false,
+        };
+    }
+    match (parents.is_empty(), current, last) {
+        (true, _, Segment::Map { key }) => table.remove(key.as_str()).is_some(),
+        (false, Some(toml::Value::Table(t)), Segment::Map { key }) => t.remove(key.as_str()).is_some(),
+        (false, Some(toml::Value::Array(a)), Segment::Seq { index }) if *index < a.len() => {
+            a.remove(*index);
+            true
+        }
+        _ => false,
     }
 }
 

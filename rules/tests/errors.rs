@@ -94,3 +94,42 @@ fn extends_overrides_in_three_lines() {
     let e = Variant::load("no-such-variant").unwrap_err().to_string();
     assert!(e.contains("unknown variant"), "{e}");
 }
+
+/// docs/variants.md: every problem of a file at once, each naming the file and its field (and
+/// the character, for a Betza string), even when serde would stop at the first.
+#[test]
+fn every_problem_of_a_variant_file_is_reported_at_once() {
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("three-problems.toml");
+    let text = "name = \"t\"\nwidth = 5\nheight = 5\nstart = \"4k/5/5/5/K4 w\"\ncolour = 1\nflavour = 2\n\
+                [[piece]]\nname = \"king\"\ntoken = \"K\"\nbetza = \"KX\"\nroyal = true\n";
+    std::fs::write(&path, text).unwrap();
+    let e = Variant::load(path.to_str().unwrap()).unwrap_err().to_string();
+    assert!(e.contains("3 problems"), "{e}");
+    let file = path.display().to_string();
+    for wanted in [
+        format!("{file}: field `colour`: unknown field `colour`"),
+        format!("{file}: field `flavour`: unknown field `flavour`"),
+        format!("{file}: piece \"king\": field `betza`: in Betza string \"KX\", character 'X' at position 2"),
+    ] {
+        assert!(e.contains(&wanted), "missing {wanted:?} in {e}");
+    }
+
+    // Wrong types, nested keys and powers are listed with their paths too.
+    let text = "name = \"t\"\nwidth = 5\nheight = 5\nstart = \"4k/5/5/5/K4 w\"\n[promotion]\nzone_ranks = \"two\"\n\
+                tigger = 1\n[[piece]]\nname = \"king\"\ntoken = \"K\"\nbetza = \"K\"\nroyal = \"yes\"\n\
+                powers = [{ kind = \"teleport\" }]\n[victory]\nroyal = \"nope\"\nstalemate = 1\n";
+    let e = variant_error(text);
+    for wanted in [
+        "field `promotion.zone_ranks`: invalid type",
+        "field `promotion.tigger`: unknown field",
+        "piece \"king\": field `royal`: invalid type",
+        "piece \"king\": field `powers[0]`: unknown variant `teleport`",
+        "field `victory.royal`: unknown variant `nope`",
+        "field `victory.stalemate`: invalid type",
+    ] {
+        assert!(e.contains(wanted), "missing {wanted:?} in {e}");
+    }
+    // A missing required field ends the list: nothing can stand in for it.
+    let e = variant_error("name = \"t\"\nheight = 5\ncolour = 1\n");
+    assert!(e.contains("field `colour`") && e.contains("missing field `width`"), "{e}");
+}
