@@ -597,6 +597,20 @@ mod tests {
         PlayerSpec::parse(spec).unwrap().contestant(v, None, &SearchPlayerConfig::default()).unwrap()
     }
 
+    /// A stopped match (Ctrl-C during a training run's evaluation) is an error, never a short
+    /// report that would be stored as the match's result.
+    #[test]
+    fn a_stopped_match_is_an_error_not_a_short_result() {
+        let v = Variant::load("gardner").unwrap();
+        let (a, b) = (contestant("random", &v), contestant("greedy", &v));
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let options = MatchOptions { games: 4, threads: 1, stop: Some(Arc::clone(&stop)), ..MatchOptions::default() };
+        let err = run_match(&v, &a, &b, &options, None).unwrap_err();
+        assert!(err.to_string().contains("stopped on request"), "{err}");
+        stop.store(false, std::sync::atomic::Ordering::Relaxed);
+        assert_eq!(run_match(&v, &a, &b, &options, None).unwrap().games(), 4);
+    }
+
     #[test]
     fn openings_are_distinct_and_reproducible() {
         let v = Variant::load("gardner").unwrap();
