@@ -9,6 +9,10 @@
 //! with a message saying what differs, unless `transfer` is asked for: then variables are
 //! matched by name and shape and the piece-indexed embedding rows by piece identity
 //! ([`crate::identity`]), so that an edited variant, or Typhoon from Scirocco, warm-starts.
+//!
+//! A checkpoint published by the trainer also holds `manifest.json` (the size and SHA-256 of
+//! every file). [`load`] checks it before reading anything else, so that no command (analyse,
+//! selfplay, match, rank, the designer tools, train) can load a damaged checkpoint silently.
 
 use std::{
     collections::HashMap,
@@ -31,6 +35,8 @@ use crate::{
 pub const HEADER_FILE: &str = "header.json";
 pub const WEIGHTS_FILE: &str = "weights.safetensors";
 pub const OPTIMIZER_FILE: &str = "optimizer.safetensors";
+/// Written by the trainer beside the model's files (see trainer/src/artifacts.rs).
+pub const MANIFEST_FILE: &str = "manifest.json";
 
 #[derive(Debug, thiserror::Error)]
 pub enum CheckpointError {
@@ -38,14 +44,36 @@ pub enum CheckpointError {
     Io { path: String, error: std::io::Error },
     #[error("checkpoint {path}: {message}")]
     Invalid { path: String, message: String },
+    /// A file does not match the size or SHA-256 its manifest records.
+    #[error("checkpoint {path}: checksum failed: {message}")]
+    Checksum { path: String, message: String },
+    /// A file that exists but cannot be read as what it should be (truncated, not JSON, not
+    /// safetensors).
+    #[error("checkpoint {path}: unreadable: {message}")]
+    Unreadable { path: String, message: String },
     /// The checkpoint belongs to another variant or rules revision.
-    #[error("checkpoint {path} was trained on {trained}, not on {wanted}; pass --transfer to warm-start from it")]
+    #[error("checkpoint {path} was trained on {trained}, not on {wanted}; to warm-start a new run from it: fairyzero train --config RUN.toml -o run_dir=NEW_DIR --transfer {path}")]
     WrongVariant { path: String, trained: String, wanted: String },
     /// The checkpoint has another architecture than the one asked for.
-    #[error("checkpoint {path} is a {found} net, not the {wanted} asked for; pass --transfer to warm-start from it")]
+    #[error("checkpoint {path} is a {found} net, not the {wanted} asked for; to warm-start a new run from it: fairyzero train --config RUN.toml -o run_dir=NEW_DIR --transfer {path}")]
     WrongArchitecture { path: String, found: String, wanted: String },
     #[error("checkpoint {path}: {error}")]
     Torch { path: String, error: tch::TchError },
+}
+
+impl CheckpointError {
+    /// The files are damaged (unreadable, or not what the manifest recorded), as opposed to a
+    /// sound checkpoint that does not fit the request (another variant, architecture, device).
+    /// Only damage may be moved aside; anything else is the caller's error to report.
+    pub fn is_damage(&self) -> bool {
+        match self {
+            CheckpointError::Io { .. } | CheckpointError::Checksum { .. } | CheckpointError::Unreadable { .. } => true,
+            CheckpointError::Invalid { .. }
+            | CheckpointError::WrongVariant { .. }
+            | CheckpointError::WrongArchitecture { .. }
+            | CheckpointError::Torch { .. } => false,
+        }
+    }
 }
 
 /// How a checkpoint's variables reached the net on a `--transfer` load.
@@ -171,30 +199,72 @@ pub(crate) fn read_safetensors(path: &Path) -> Result<HashMap<String, Tensor>, C
             error: std::io::Error::new(std::io::ErrorKind::NotFound, "file not found"),
         });
     }
-    Ok(Tensor::read_safetensors(path).map_err(torch_err(path))?.into_iter().collect())
+    let tensors = Tensor::read_safetensors(path)
+        .map_err(|e| CheckpointError::Unreadable { path: path.display().to_string(), message: e.to_string() })?;
+    Ok(tensors.into_iter().collect())
+}
+
+/// One file as `manifest.json` lists it (the trainer's manifest has more fields, ignored here).
+#[derive(serde::Deserialize)]
+struct ManifestFile {
+    name: String,
+    bytes: u64,
+    sha256: String,
+}
+
+#[derive(serde::Deserialize)]
+struct ManifestFiles {
+    files: Vec<ManifestFile>,
+}
+
+/// SHA-256 of `bytes`, lower-case hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Checks every file `dir/manifest.json` lists against its size and SHA-256. Returns whether
+/// there was a manifest (a checkpoint written by [`save`] alone has none).
+pub fn verify_manifest(dir: &Path) -> Result<bool, CheckpointError> {
+    let path = dir.join(MANIFEST_FILE);
+    let text = match fs::read(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(error) => return Err(CheckpointError::Io { path: path.display().to_string(), error }),
+    };
+    let manifest: ManifestFiles = serde_json::from_slice(&text)
+        .map_err(|e| CheckpointError::Unreadable { path: path.display().to_string(), message: e.to_string() })?;
+    for f in &manifest.files {
+        let file = dir.join(&f.name);
+        let bytes = fs::read(&file).map_err(io_err(&file))?;
+        let checksum = |message: String| CheckpointError::Checksum { path: file.display().to_string(), message };
+        if bytes.len() as u64 != f.bytes {
+            return Err(checksum(format!(
+                "{} bytes, the manifest records {} ({})",
+                bytes.len(),
+                f.bytes,
+                path.display()
+            )));
+        }
+        let sha = sha256_hex(&bytes);
+        if sha != f.sha256 {
+            return Err(checksum(format!("SHA-256 {sha}, the manifest records {} ({})", f.sha256, path.display())));
+        }
+    }
+    Ok(true)
 }
 
 /// Reads and checks a checkpoint's header.
 pub fn read_header(dir: &Path) -> Result<CheckpointHeader, CheckpointError> {
     let path = dir.join(HEADER_FILE);
     let text = fs::read_to_string(&path).map_err(io_err(&path))?;
-    let header: CheckpointHeader = serde_json::from_str(&text).map_err(|e| CheckpointError::Invalid {
-        path: path.display().to_string(),
-        message: format!("bad header: {e}"),
-    })?;
-    if header.format_version > CHECKPOINT_FORMAT_VERSION {
-        return Err(CheckpointError::Invalid {
-            path: dir.display().to_string(),
-            message: format!(
-                "format version {} is newer than this program's {CHECKPOINT_FORMAT_VERSION}",
-                header.format_version
-            ),
-        });
-    }
+    let header = CheckpointHeader::parse(&text)
+        .map_err(|message| CheckpointError::Invalid { path: path.display().to_string(), message })?;
     Ok(header)
 }
 
-/// Loads a checkpoint for `variant` on `device`.
+/// Loads a checkpoint for `variant` on `device`, after checking its files against
+/// `manifest.json` when it has one ([`verify_manifest`]).
 ///
 /// - `architecture`: the architecture the caller wants, or `None` for whatever the checkpoint
 ///   has.
@@ -208,6 +278,7 @@ pub fn load(
     device: Device,
     transfer: bool,
 ) -> Result<Loaded, CheckpointError> {
+    verify_manifest(dir)?;
     let header = read_header(dir)?;
     let shown = dir.display().to_string();
     let wanted_arch = architecture.cloned().unwrap_or_else(|| header.architecture.clone());
@@ -352,4 +423,37 @@ fn transfer_weights(
     unused.sort();
     report.unused = unused;
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_that_does_not_match_the_manifest_fails_every_load_as_damage() {
+        let v = Variant::load("gardner").unwrap();
+        let net = Net::new(&NetConfig::tower(1, 8), Arc::clone(&v), Device::Cpu);
+        let dir = std::env::temp_dir().join(format!("fairyzero-manifest-test-{}", std::process::id()));
+        save(&net, &dir, 0, None).unwrap();
+        let weights = fs::read(dir.join(WEIGHTS_FILE)).unwrap();
+        let manifest = serde_json::json!({ "files": [
+            { "name": WEIGHTS_FILE, "bytes": weights.len(), "sha256": sha256_hex(&weights) }
+        ] });
+        fs::write(dir.join(MANIFEST_FILE), manifest.to_string()).unwrap();
+        assert!(load(&dir, Arc::clone(&v), None, Device::Cpu, false).is_ok());
+        // A sound checkpoint that does not fit is not damage.
+        let other = load(&dir, Variant::load("losalamos").unwrap(), None, Device::Cpu, false).err().unwrap();
+        assert!(!other.is_damage(), "{other}");
+
+        let mut flipped = weights.clone();
+        flipped[weights.len() / 2] ^= 1;
+        fs::write(dir.join(WEIGHTS_FILE), &flipped).unwrap();
+        for transfer in [false, true] {
+            let err = load(&dir, Arc::clone(&v), None, Device::Cpu, transfer).err().unwrap();
+            assert!(err.is_damage(), "{err}");
+            let text = err.to_string();
+            assert!(text.contains(WEIGHTS_FILE) && text.contains("checksum failed"), "{text}");
+        }
+        let _ = fs::remove_dir_all(&dir);
+    }
 }

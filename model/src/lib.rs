@@ -60,7 +60,7 @@ pub use evaluator::{CachedEvaluator, EvalRequest, Evaluation, Evaluator, Evaluat
 #[cfg(feature = "torch")]
 pub use net::{Net, NetInput, NetOutput};
 #[cfg(feature = "torch")]
-pub use runtime::{default_device, runtime_info, set_threads, RuntimeInfo};
+pub use runtime::{default_device, require_device, runtime_info, set_threads, DeviceError, RuntimeInfo};
 /// Re-exported so that callers name devices without depending on tch themselves.
 #[cfg(feature = "torch")]
 pub use tch::Device;

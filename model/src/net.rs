@@ -317,6 +317,14 @@ impl Net {
         }
     }
 
+    /// A fresh net whose initial weights depend on `seed` alone, so that an untrained net
+    /// (`--net random:SIZE`) plays the same games every time with the same seed. libtorch's
+    /// generator is global: no other thread may draw from it meanwhile (call it at start-up).
+    pub fn seeded(config: &NetConfig, variant: Arc<Variant>, device: Device, seed: u64) -> Net {
+        tch::manual_seed(seed as i64);
+        Net::new(config, variant, device)
+    }
+
     pub fn config(&self) -> &NetConfig {
         &self.config
     }

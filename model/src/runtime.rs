@@ -64,6 +64,39 @@ pub fn default_device() -> tch::Device {
     tch::Device::cuda_if_available()
 }
 
+/// A device that this machine cannot run on.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct DeviceError(String);
+
+/// Checks that `device` exists here, before anything is created on it: libtorch panics
+/// ("Found no NVIDIA driver", an invalid device ordinal) on the first tensor of a device it
+/// cannot use, after commands have already written files.
+pub fn require_device(device: tch::Device) -> Result<(), DeviceError> {
+    let tch::Device::Cuda(index) = device else { return Ok(()) };
+    let asked = format!("cuda:{index}");
+    if env!("FAIRYZERO_TORCH_CUDA").is_empty() {
+        return Err(DeviceError(format!(
+            "device {asked}: this program's libtorch is a CPU-only build ({}); use the device cpu",
+            env!("FAIRYZERO_TORCH_VERSION")
+        )));
+    }
+    let count = tch::Cuda::device_count();
+    if count <= 0 || !tch::Cuda::is_available() {
+        return Err(DeviceError(format!(
+            "device {asked}: libtorch finds no CUDA device on this machine (no GPU, or no NVIDIA driver); use the device cpu (or auto)"
+        )));
+    }
+    if index as i64 >= count {
+        return Err(DeviceError(format!(
+            "device {asked}: this machine has {count} CUDA device{} (cuda:0{})",
+            if count == 1 { "" } else { "s" },
+            if count == 1 { String::new() } else { format!(" to cuda:{}", count - 1) }
+        )));
+    }
+    Ok(())
+}
+
 /// Sets libtorch's intra-op thread count for the calling thread and the threads it starts
 /// afterwards (call it early, before worker threads exist).
 pub fn set_threads(n: usize) {
@@ -120,6 +153,20 @@ mod tests {
         assert!(info.intra_op_threads >= 1);
         assert_eq!(info.cuda_available, info.cuda_device_count > 0);
         assert_eq!(info.default_device() == tch::Device::Cpu, !info.cuda_available);
+    }
+
+    #[test]
+    fn a_missing_cuda_device_is_an_error_not_a_panic() {
+        assert_eq!(require_device(tch::Device::Cpu), Ok(()));
+        let count = tch::Cuda::device_count();
+        let err = require_device(tch::Device::Cuda(count as usize + 3)).unwrap_err().to_string();
+        assert!(err.contains(&format!("cuda:{}", count + 3)), "{err}");
+        if count == 0 {
+            let err = require_device(tch::Device::Cuda(0)).unwrap_err().to_string();
+            assert!(err.contains("cuda:0") && err.contains("cpu"), "{err}");
+        } else {
+            assert_eq!(require_device(tch::Device::Cuda(0)), Ok(()));
+        }
     }
 
     #[test]
