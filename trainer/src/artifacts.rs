@@ -9,8 +9,10 @@
 //! - **Checkpoints**: the model crate's files (`header.json`, `weights.safetensors`,
 //!   `optimizer.safetensors`) and then `manifest.json`, which lists every file with its size and
 //!   SHA-256 and the trainer's state. A checkpoint exists only once its manifest does; loading
-//!   checks every size and hash, and a damaged checkpoint is skipped with a warning in favour of
-//!   the previous one.
+//!   checks every size and hash, and a damaged checkpoint (unreadable, or a failed checksum) is
+//!   moved to `damaged/<unix ms>/` under its own name with a warning, in favour of the previous
+//!   one. A sound checkpoint that does not fit (other rules, architecture) is an error instead.
+//! - **Rules**: `variant.toml`, the resolved variant the run was created with.
 //! - **Match results**: the evaluator's game records, one JSON line each, under `matches/` (the
 //!   layout `fairyzero rank --run DIR` reads), named deterministically per evaluation so that a
 //!   resumed run does not play an evaluation twice.
@@ -23,6 +25,7 @@ use std::{
 
 use fairyzero_evaluator::GameRecord as MatchRecord;
 use fairyzero_model::{checkpoint, optim::AdamW, Net};
+use fairyzero_rules::Variant;
 use fairyzero_selfplay::record::{read_chunk, write_chunk, GameRecord, CHUNK_SUFFIX};
 use serde::{Deserialize, Serialize};
 
@@ -190,13 +193,16 @@ pub fn verify_checkpoint(store: &dyn Store, m: &CheckpointManifest, cache: &Path
     let prefix = checkpoint_prefix(&m.name);
     let dir = materialize(store, &prefix, cache).map_err(|e| e.to_string())?;
     for f in &m.files {
-        let bytes = std::fs::read(dir.join(&f.name)).map_err(|e| format!("{}: {e}", f.name))?;
+        let path = dir.join(&f.name);
+        let bytes = std::fs::read(&path).map_err(|e| format!("{}: unreadable: {e}", path.display()))?;
         if bytes.len() as u64 != f.bytes || sha256_hex(&bytes) != f.sha256 {
             return Err(format!(
-                "{} does not match its manifest (size {} instead of {}, or its hash)",
-                f.name,
+                "{}: checksum failed ({} bytes, SHA-256 {}; the manifest records {} bytes, SHA-256 {})",
+                path.display(),
                 bytes.len(),
-                f.bytes
+                sha256_hex(&bytes),
+                f.bytes,
+                f.sha256
             ));
         }
     }
@@ -205,14 +211,16 @@ pub fn verify_checkpoint(store: &dyn Store, m: &CheckpointManifest, cache: &Path
 
 pub const DAMAGED_DIR: &str = "damaged/";
 
-/// Moves every object under `prefix` (a key or a folder) to `damaged/<prefix>`, out of the
-/// way of readers and of new artifacts of the same name. Returns the keys moved.
+/// Moves every object under `prefix` (a key or a folder) to `damaged/<unix ms>/<key>`, out of
+/// the way of readers and of new artifacts of the same name, under its own name: moving
+/// `damaged/<unix ms>/<key>` back to `<key>` restores it. Returns the keys moved.
 pub fn quarantine(store: &dyn Store, prefix: &str) -> Result<Vec<String>, StoreError> {
     let keys: Vec<String> = if prefix.ends_with('/') {
         store.list(prefix)?.into_iter().map(|o| o.key).collect()
     } else {
         vec![prefix.to_string()]
     };
+    let stamp = unix_ms();
     let mut moved = Vec::new();
     for key in keys {
         let bytes = match store.get(&key) {
@@ -220,12 +228,103 @@ pub fn quarantine(store: &dyn Store, prefix: &str) -> Result<Vec<String>, StoreE
             Err(StoreError::NotFound { .. }) => continue,
             Err(e) => return Err(e),
         };
-        let target = format!("{DAMAGED_DIR}{key}.{}", unix_ms());
+        let target = format!("{DAMAGED_DIR}{stamp}/{key}");
         store.publish(&target, bytes)?;
         store.delete(&key)?;
         moved.push(target);
     }
     Ok(moved)
+}
+
+/// The resolved variant a run was created with, at the root of its store: a changed rule set
+/// under the same name must stop a resume with a diff, not look like damaged checkpoints.
+pub const VARIANT_FILE: &str = "variant.toml";
+const VARIANT_HASH_LINE: &str = "# rules hash ";
+
+/// The text of [`VARIANT_FILE`] for `variant`: comments with the name and the rules hash, then
+/// the resolved specification (every `extends` merged), the text the hash is computed from.
+pub fn variant_record_text(variant: &Variant) -> String {
+    format!(
+        "# The rules this run was created with (`extends` resolved). `fairyzero train` refuses to\n\
+         # resume the run under other rules: see \"Changing the rules\" in docs/training.md.\n\
+         # variant {}\n{VARIANT_HASH_LINE}{:016x}\n{}",
+        variant.name,
+        variant.hash,
+        resolved_variant(variant)
+    )
+}
+
+fn resolved_variant(variant: &Variant) -> String {
+    toml::to_string(&variant.spec).unwrap_or_default()
+}
+
+/// Compares `variant` with the run's recorded rules. `Ok(false)`: no record yet (a new run, or
+/// one created before records existed). A different rule set is an error with both hashes and
+/// a line diff of the resolved specifications.
+pub fn check_variant_record(store: &dyn Store, variant: &Variant, source: &str) -> anyhow::Result<bool> {
+    let bytes = match store.get(VARIANT_FILE) {
+        Ok(b) => b,
+        Err(StoreError::NotFound { .. }) => return Ok(false),
+        Err(e) => return Err(e.into()),
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let recorded_hash = text.lines().find_map(|l| l.strip_prefix(VARIANT_HASH_LINE)).map(str::trim).unwrap_or("?");
+    let hash = format!("{:016x}", variant.hash);
+    if recorded_hash == hash {
+        return Ok(true);
+    }
+    let recorded: String = text.lines().filter(|l| !l.starts_with('#')).map(|l| format!("{l}\n")).collect();
+    let diff = line_diff(&recorded, &resolved_variant(variant));
+    let last = list_checkpoints(store)?.pop().map(|m| checkpoint_prefix(&m.name));
+    let last = last.map_or_else(
+        || format!("{CHECKPOINTS_DIR}CHECKPOINT"),
+        |key| store.local_path(&key).map_or(key, |p| p.display().to_string()),
+    );
+    anyhow::bail!(
+        "the rules of variant `{}` changed since this run was created: the run has rules hash {recorded_hash} \
+         ({VARIANT_FILE} in {}), {source} now resolves to rules hash {hash}.\n\
+         --- recorded ({VARIANT_FILE})\n+++ now ({source})\n{diff}\
+         Nothing was moved or changed. The run's checkpoints were trained on the recorded rules: \
+         undo the edit to resume, or start a new run warm-started from the last checkpoint: \
+         fairyzero train --config RUN.toml -o run_dir=NEW_DIR --transfer {last} (docs/training.md, \"Changing the rules\")",
+        variant.name,
+        store.url(),
+    )
+}
+
+/// Records `variant` as the run's rules (once: the record is never replaced).
+pub fn record_variant(store: &dyn Store, variant: &Variant) -> Result<(), StoreError> {
+    match store.publish(VARIANT_FILE, variant_record_text(variant).into_bytes()) {
+        Ok(()) | Err(StoreError::Exists { .. }) => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// The lines of `old` and `new` that differ, `-`/`+` prefixed, in order (longest common
+/// subsequence; variant specifications are a few hundred lines at most).
+pub fn line_diff(old: &str, new: &str) -> String {
+    let a: Vec<&str> = old.lines().collect();
+    let b: Vec<&str> = new.lines().collect();
+    let mut lcs = vec![vec![0u32; b.len() + 1]; a.len() + 1];
+    for i in (0..a.len()).rev() {
+        for j in (0..b.len()).rev() {
+            lcs[i][j] = if a[i] == b[j] { lcs[i + 1][j + 1] + 1 } else { lcs[i + 1][j].max(lcs[i][j + 1]) };
+        }
+    }
+    let (mut i, mut j, mut out) = (0, 0, String::new());
+    while i < a.len() || j < b.len() {
+        if i < a.len() && j < b.len() && a[i] == b[j] {
+            i += 1;
+            j += 1;
+        } else if i < a.len() && (j == b.len() || lcs[i + 1][j] >= lcs[i][j + 1]) {
+            out.push_str(&format!("-{}\n", a[i]));
+            i += 1;
+        } else {
+            out.push_str(&format!("+{}\n", b[j]));
+            j += 1;
+        }
+    }
+    out
 }
 
 /// Publishes one finished game as its own chunk; returns its key.
@@ -425,4 +524,17 @@ pub fn read_all_matches(store: &dyn Store) -> Result<(Vec<MatchRecord>, Vec<Stri
         problems.extend(p);
     }
     Ok((all, problems))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_diff_lists_removed_then_added_lines_in_order() {
+        let old = "a = 1\nb = 2\nc = 3\n";
+        let new = "a = 1\nb = 5\nc = 3\nd = 4\n";
+        assert_eq!(line_diff(old, new), "-b = 2\n+b = 5\n+d = 4\n");
+        assert_eq!(line_diff(old, old), "");
+    }
 }

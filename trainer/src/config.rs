@@ -460,6 +460,52 @@ impl RunConfig {
                 p.push(msg.to_string());
             }
         };
+        check(!self.run_dir.as_os_str().is_empty(), "run_dir must not be empty (it would fill the current directory)");
+        // A non-finite value passes `x > 0` style checks and then breaks what is written from
+        // it (JSON has no inf or NaN: a checkpoint header with lr = inf cannot be read back).
+        let t = &self.train;
+        let e = &self.eval;
+        for (key, value) in [
+            ("budget.minutes", self.budget.minutes),
+            ("iteration.samples_per_position", self.iteration.samples_per_position),
+            ("replay.search_value_weight", self.replay.search_value_weight as f64),
+            ("train.lr", t.lr),
+            ("train.lr_min", t.lr_min),
+            ("train.step_factor", t.step_factor),
+            ("train.weight_decay", t.weight_decay),
+            ("train.beta1", t.beta1),
+            ("train.beta2", t.beta2),
+            ("train.eps", t.eps),
+            ("train.grad_clip", t.grad_clip),
+            ("train.value_weight", t.value_weight),
+            ("eval.sprt.elo0", e.sprt.elo0),
+            ("eval.sprt.elo1", e.sprt.elo1),
+            ("eval.sprt.alpha", e.sprt.alpha),
+            ("eval.sprt.beta", e.sprt.beta),
+        ] {
+            check(value.is_finite(), &format!("{key} must be a finite number (it is {value})"));
+        }
+        // The self-play section's own validation checks ranges, not finiteness.
+        let (puct, gumbel) = (&self.selfplay.puct, &self.selfplay.gumbel);
+        let mut selfplay_floats = vec![
+            ("selfplay.puct.c_puct", puct.c_puct),
+            ("selfplay.puct.fpu_reduction", puct.fpu_reduction),
+            ("selfplay.puct.dirichlet_alpha", puct.dirichlet_alpha),
+            ("selfplay.puct.dirichlet_epsilon", puct.dirichlet_epsilon),
+            ("selfplay.gumbel.c_visit", gumbel.c_visit),
+            ("selfplay.gumbel.c_scale", gumbel.c_scale),
+        ];
+        selfplay_floats.extend(puct.temperature.iter().map(|t| ("selfplay.puct.temperature value", t.value)));
+        selfplay_floats
+            .extend(self.selfplay.playout_cap.iter().map(|c| ("selfplay.playout_cap.full_fraction", c.full_fraction)));
+        for (key, value) in selfplay_floats {
+            check(value.is_finite(), &format!("{key} must be a finite number (it is {value})"));
+        }
+        check(t.step_factor >= 0.0, "train.step_factor must not be negative");
+        check(
+            e.sprt.alpha > 0.0 && e.sprt.alpha < 1.0 && e.sprt.beta > 0.0 && e.sprt.beta < 1.0,
+            "eval.sprt.alpha and eval.sprt.beta must be in (0, 1)",
+        );
         let b = &self.budget;
         check(
             b.games > 0 || b.steps > 0 || b.minutes > 0.0,
@@ -478,7 +524,6 @@ impl RunConfig {
             "replay.min_positions must not exceed replay.window_positions",
         );
         check((0.0..=1.0).contains(&self.replay.search_value_weight), "replay.search_value_weight must be in [0, 1]");
-        let t = &self.train;
         check(t.batch_size >= 1, "train.batch_size must be at least 1");
         check(t.optimizer == "adamw", "train.optimizer must be \"adamw\"");
         check(
@@ -494,7 +539,6 @@ impl RunConfig {
         check(t.grad_clip >= 0.0, "train.grad_clip must not be negative (0 disables clipping)");
         check(t.value_weight >= 0.0, "train.value_weight must not be negative");
         check(t.step_at.windows(2).all(|w| w[0] < w[1]), "train.step_at must increase");
-        let e = &self.eval;
         check(e.simulations >= 1 && e.final_eval.simulations >= 1, "eval simulations must be at least 1");
         check(e.threads >= 1, "eval.threads must be at least 1");
         check(
@@ -647,6 +691,27 @@ mod tests {
         let e = RunConfig::parse("x", MINIMAL, &["variant.x=1".into()]).unwrap_err().to_string();
         assert!(e.contains("not a table"), "{e}");
         assert!(RunConfig::parse("x", MINIMAL, &["novalue".into()]).is_err());
+    }
+
+    #[test]
+    fn every_float_must_be_finite_and_the_run_dir_not_empty() {
+        for (key, value) in [
+            ("train.lr", "inf"),
+            ("train.lr_min", "nan"),
+            ("budget.minutes", "inf"),
+            ("iteration.samples_per_position", "inf"),
+            ("train.grad_clip", "inf"),
+            ("eval.sprt.elo1", "inf"),
+            ("replay.search_value_weight", "nan"),
+            ("selfplay.puct.c_puct", "inf"),
+        ] {
+            let e = RunConfig::parse("x", MINIMAL, &[format!("{key}={value}")]).unwrap_err().to_string();
+            assert!(e.contains(key) && e.contains("finite"), "{key}={value}: {e}");
+        }
+        let e = RunConfig::parse("x", MINIMAL, &["run_dir=".into()]).unwrap_err().to_string();
+        assert!(e.contains("run_dir must not be empty"), "{e}");
+        let e = RunConfig::parse("x", MINIMAL, &["eval.sprt.alpha=0".into()]).unwrap_err().to_string();
+        assert!(e.contains("eval.sprt.alpha"), "{e}");
     }
 
     #[test]

@@ -50,6 +50,8 @@ CREATE INDEX IF NOT EXISTS match_games_players ON match_games (blue, tan);
 pub enum IndexError {
     #[error("index {path}: {error}")]
     Sql { path: String, error: rusqlite::Error },
+    #[error("index {path}: {error}")]
+    Io { path: String, error: std::io::Error },
     #[error(transparent)]
     Store(#[from] crate::store::StoreError),
 }
@@ -106,6 +108,21 @@ impl Index {
             index.reset()?;
         }
         Ok(index)
+    }
+
+    /// Deletes the index file at `path` (with SQLite's `-wal` and `-shm` files), whatever it
+    /// holds, even garbage that SQLite cannot open, and creates an empty one: the index is
+    /// derived from the store, so [`Index::rebuild`] fills it again.
+    pub fn recreate(path: &Path) -> Result<Index, IndexError> {
+        for suffix in ["", "-wal", "-shm"] {
+            let file = std::path::PathBuf::from(format!("{}{suffix}", path.display()));
+            match std::fs::remove_file(&file) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(error) => return Err(IndexError::Io { path: file.display().to_string(), error }),
+            }
+        }
+        Index::open(path)
     }
 
     fn sql(&self) -> impl Fn(rusqlite::Error) -> IndexError + '_ {

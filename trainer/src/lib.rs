@@ -14,6 +14,7 @@
 //! - [`evaluation`]: matches, SPRT gating and rankings through the evaluator crate;
 //! - [`store`]: the [`store::Store`] trait and its object_store implementation;
 //! - [`artifacts`]: names, publication and reading of games, checkpoints and match results;
+//! - [`lock`]: one `train` process per run directory;
 //! - [`index`]: the SQLite index of checkpoints and match results, rebuilt from the store;
 //! - [`metrics`] and [`tfevents`]: `metrics.jsonl` and TensorBoard event files.
 
@@ -22,6 +23,7 @@ pub mod config;
 pub mod evaluation;
 pub mod index;
 pub mod learner;
+pub mod lock;
 pub mod metrics;
 pub mod replay;
 pub mod run;

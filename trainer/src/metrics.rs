@@ -18,6 +18,18 @@ use serde_json::{Map, Value};
 
 use crate::tfevents::EventWriter;
 
+/// The highest `iteration` of the `iteration` lines in `<run_dir>/metrics.jsonl` (`None`: no
+/// such line, or no file). Unreadable lines are skipped, as every reader does.
+pub fn last_logged_iteration(run_dir: &Path) -> Option<u64> {
+    let text = std::fs::read(run_dir.join("metrics.jsonl")).ok()?;
+    String::from_utf8_lossy(&text)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|v| v["kind"] == "iteration")
+        .filter_map(|v| v["iteration"].as_u64())
+        .max()
+}
+
 pub struct Metrics {
     file: File,
     tensorboard: Option<EventWriter>,

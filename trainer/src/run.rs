@@ -48,6 +48,7 @@ use crate::{
     evaluation::{checkpoint_player, previous_evaluated, Evaluator, MatchSummary, StoreLoader},
     index::Index,
     learner::{Learner, StepStats},
+    lock::RunLock,
     metrics::Metrics,
     replay::{game_samples, ReplayWindow, SampleOptions},
     store::{ObjectStoreBackend, Store},
@@ -61,6 +62,9 @@ pub struct TrainOptions {
     pub rebuild_index: bool,
     /// Set to stop after the current iteration (tests, signal handlers).
     pub stop: Option<Arc<AtomicBool>>,
+    /// Warm-start a new run from this checkpoint directory (any variant, board size or
+    /// architecture: variables by name and shape, piece embeddings by piece identity).
+    pub transfer: Option<PathBuf>,
 }
 
 /// What a finished run reports.
@@ -191,6 +195,11 @@ fn progress_bar(show: bool) -> ProgressBar {
 /// Logs through the bar so that it is redrawn below the line.
 fn say(bar: &ProgressBar, text: String) {
     bar.suspend(|| tracing::info!("{text}"));
+}
+
+/// A warning through the bar (shown under `-q`, unlike [`say`]).
+fn warn(bar: &ProgressBar, text: String) {
+    bar.suspend(|| tracing::warn!("{text}"));
 }
 
 /// What the progress line shows, updated by the self-play and the training threads.
@@ -346,7 +355,7 @@ fn train_loop(
         recent.push(stats);
         let step = learner.step();
         job.status.step.store(step, Ordering::Relaxed);
-        if job.log_every > 0 && step % job.log_every == 0 {
+        if job.log_every > 0 && step.is_multiple_of(job.log_every) {
             let m = StepStats::mean(&recent);
             recent.clear();
             job.metrics.lock().expect("metrics lock").log(
@@ -586,8 +595,11 @@ fn check_compatible(store: &dyn Store, config: &RunConfig) -> anyhow::Result<()>
 pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSummary> {
     let variant = load_variant(&config.variant).with_context(|| format!("loading the variant {}", config.variant))?;
     let device = parse_device(&config.device).map_err(anyhow::Error::msg)?;
+    // Before anything is written: libtorch would panic on the first tensor.
+    fairyzero_model::require_device(device).with_context(|| format!("device = {:?}", config.device))?;
     let run_dir = absolute(&config.run_dir);
     std::fs::create_dir_all(&run_dir).with_context(|| format!("creating the run directory {}", run_dir.display()))?;
+    let _lock = RunLock::acquire(&run_dir)?;
     let backend = ObjectStoreBackend::open(&config.store_url())?;
     // Writes that a kill cut short between staging and renaming (run-directory lock: keep this
     // after it, since another process's writes in flight look the same).
@@ -597,6 +609,24 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
     }
     let store: Arc<dyn Store> = Arc::new(backend);
     check_compatible(store.as_ref(), &config)?;
+    let variant_recorded = artifacts::check_variant_record(store.as_ref(), &variant, &config.variant)?;
+    let transferred = match &options.transfer {
+        None => None,
+        Some(source) => {
+            if let Some(last) = artifacts::list_checkpoints(store.as_ref())?.last() {
+                bail!(
+                    "--transfer starts a new run, but {} already has checkpoints (the last is {}); \
+                     pass another run_dir (-o run_dir=NEW_DIR), or drop --transfer to resume this run",
+                    store.url(),
+                    last.name
+                );
+            }
+            let arch = config.net.resolve().map_err(anyhow::Error::msg)?;
+            let loaded = checkpoint::load(source, Arc::clone(&variant), Some(&arch), device, true)
+                .with_context(|| format!("--transfer {}", source.display()))?;
+            Some((source.clone(), loaded))
+        }
+    };
     let resolved = config.to_toml();
     store.publish(
         &format!("{}{:013}.toml", artifacts::CONFIG_DIR, artifacts::unix_ms()),
@@ -609,7 +639,13 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
     let stop = options.stop.clone().unwrap_or_else(|| Arc::new(AtomicBool::new(false)));
     let bar = progress_bar(config.output.progress);
     let metrics = Metrics::open(&run_dir, config.output.tensorboard)?;
-    let mut index = Index::open(&run_dir.join(INDEX_FILE))?;
+    let index_path = run_dir.join(INDEX_FILE);
+    let mut index = if options.rebuild_index {
+        // Whatever the file holds, garbage included: the store has everything.
+        Index::recreate(&index_path)?
+    } else {
+        Index::open(&index_path).context("opening the run's index (--rebuild-index rebuilds it from the store)")?
+    };
     if options.rebuild_index {
         let r = index.rebuild(store.as_ref())?;
         say(
@@ -621,16 +657,19 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
         );
     }
 
-    // Resume: the newest checkpoint that checks out; damaged ones are moved aside.
+    // Resume: the newest checkpoint that checks out. Damage (an unreadable file, a failed
+    // checksum) is moved aside; a sound checkpoint that does not load (other rules,
+    // architecture, device) is an error, and nothing is moved.
     let mut resumed: Option<(Learner, CheckpointManifest)> = None;
     for m in artifacts::list_checkpoints(store.as_ref())?.iter().rev() {
-        let attempt = (|| -> anyhow::Result<Learner> {
-            let dir =
-                artifacts::verify_checkpoint(store.as_ref(), m, &scratch.join("cache")).map_err(anyhow::Error::msg)?;
-            let loaded = checkpoint::load(&dir, Arc::clone(&variant), Some(&arch), device, false)?;
+        let attempt = (|| -> Result<Learner, (bool, anyhow::Error)> {
+            let dir = artifacts::verify_checkpoint(store.as_ref(), m, &scratch.join("cache"))
+                .map_err(|e| (true, anyhow::Error::msg(e)))?;
+            let fault = |e: checkpoint::CheckpointError| (e.is_damage(), anyhow::Error::new(e));
+            let loaded = checkpoint::load(&dir, Arc::clone(&variant), Some(&arch), device, false).map_err(fault)?;
             let mut learner = Learner::new(loaded.net, config.train.clone());
             if let Some(record) = &loaded.header.optimizer {
-                learner.optimizer.load(&dir, record)?;
+                learner.optimizer.load(&dir, record).map_err(fault)?;
             }
             Ok(learner)
         })();
@@ -639,19 +678,61 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
                 resumed = Some((l, m.clone()));
                 break;
             }
-            Err(e) => {
-                say(&bar, format!("WARNING: checkpoint {} is damaged and skipped (moved to damaged/): {e:#}", m.name));
-                artifacts::quarantine(store.as_ref(), &format!("{}/", artifacts::checkpoint_prefix(&m.name)))?;
+            Err((true, e)) => {
+                let moved =
+                    artifacts::quarantine(store.as_ref(), &format!("{}/", artifacts::checkpoint_prefix(&m.name)))?;
+                let place = moved.first().map_or_else(
+                    || artifacts::DAMAGED_DIR.to_string(),
+                    |k| k[..k.find(artifacts::CHECKPOINTS_DIR).unwrap_or(k.len())].to_string(),
+                );
+                warn(
+                    &bar,
+                    format!(
+                        "checkpoint {} is damaged and skipped: {e:#}; its files are in {place}{} under their own names \
+                         (move that folder back into checkpoints/ to restore it)",
+                        m.name,
+                        artifacts::checkpoint_prefix(&m.name)
+                    ),
+                );
+            }
+            Err((false, e)) => {
+                return Err(e.context(format!(
+                    "resuming {} from checkpoint {} (nothing was moved)",
+                    run_dir.display(),
+                    m.name
+                )));
             }
         }
     }
+    if !variant_recorded {
+        artifacts::record_variant(store.as_ref(), &variant)?;
+    }
     let manifests = artifacts::list_checkpoints(store.as_ref())?;
     let fresh = resumed.is_none();
+    let mut transferred_from = None;
     let (mut learner, state, last_checkpoint) = match resumed {
         Some((l, m)) => (l, m.state.clone(), m.name.clone()),
         None => {
-            tch::manual_seed(config.seed as i64);
-            let net = Net::new(&arch, Arc::clone(&variant), device);
+            let net = match transferred {
+                Some((source, loaded)) => {
+                    let report = loaded.transfer.unwrap_or_default();
+                    say(
+                        &bar,
+                        format!(
+                            "warm start from {} (variant {}, {} net): {report}",
+                            source.display(),
+                            loaded.header.variant.name,
+                            loaded.header.architecture
+                        ),
+                    );
+                    transferred_from = Some((source.display().to_string(), report));
+                    loaded.net
+                }
+                None => {
+                    tch::manual_seed(config.seed as i64);
+                    Net::new(&arch, Arc::clone(&variant), device)
+                }
+            };
             (Learner::new(net, config.train.clone()), TrainerState::default(), String::new())
         }
     };
@@ -708,7 +789,7 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
     }
     let (games, skipped) = artifacts::read_all_games(store.as_ref(), &scratch, true)?;
     for k in &skipped {
-        say(&bar, format!("WARNING: skipped the damaged game chunk {k} (moved to damaged/)"));
+        warn(&bar, format!("skipped the damaged game chunk {k} (moved to {}<unix ms>/{k})", artifacts::DAMAGED_DIR));
     }
     lp.games = games.len() as u64;
     lp.positions = games.iter().map(|g| g.moves.len() as u64).sum();
@@ -733,7 +814,7 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
     lp.sync_status();
     let sync = lp.index.sync(store.as_ref())?;
     for s in sync.skipped.iter().take(3) {
-        say(&bar, format!("WARNING: {s}"));
+        warn(&bar, s.to_string());
     }
     let window_positions = lp.window.lock().expect("window lock").positions();
     say(
@@ -753,10 +834,30 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
             device
         ),
     );
+    // A kill between a checkpoint's publish and its iteration's metrics line loses the line:
+    // write what the manifest recorded for every checkpoint newer than the last logged
+    // iteration, marked `recovered` (the iteration's self-play and training figures are gone).
+    let last_logged = crate::metrics::last_logged_iteration(&run_dir);
+    for m in manifests.iter().filter(|m| m.state.iteration > last_logged.unwrap_or(0)) {
+        lp.metrics.lock().expect("metrics lock").log(
+            "iteration",
+            m.step,
+            m.state.elapsed_secs,
+            json!({ "iteration": m.state.iteration, "games": m.state.games, "positions": m.state.positions,
+                    "checkpoint": m.name, "recovered": true }),
+        );
+    }
+    let transfer_json = transferred_from.as_ref().map(|(source, report)| {
+        json!({ "from": source, "variables_copied": report.copied.len(),
+                "pieces_matched": report.pieces.iter().filter(|p| p.1.is_some()).count(),
+                "pieces": report.pieces.len(), "fresh_shape_changed": report.mismatched.len(),
+                "fresh_new": report.missing.len(), "unused": report.unused.len() })
+    });
     lp.log(
         "start",
         lp.step,
         json!({ "resumed_from": if fresh { serde_json::Value::Null } else { json!(lp.last_checkpoint) },
+                "transfer": transfer_json,
                 "games": lp.games, "positions": lp.positions, "window": window_positions,
                 "variant": variant.name, "net": arch.to_string(), "parameters": learner.net.parameter_count(),
                 "store": store.url(), "mirror": lp.sample_options.mirror }),
@@ -846,7 +947,7 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
         // 6. Evaluation.
         let mut eval_json = serde_json::Value::Null;
         if eval_config.every > 0
-            && lp.iteration % eval_config.every == 0
+            && lp.iteration.is_multiple_of(eval_config.every)
             && !stats.is_empty()
             && !stop.load(Ordering::Relaxed)
         {
@@ -908,7 +1009,7 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
             ),
         );
         if let Err(e) = lp.index.sync(store.as_ref()) {
-            say(&bar, format!("WARNING: index sync failed: {e}"));
+            warn(&bar, format!("index sync failed: {e}"));
         }
         spent = lp.spent();
         if summary.games == 0 && stats.is_empty() && spent.is_none() && !stop.load(Ordering::Relaxed) {

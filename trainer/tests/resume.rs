@@ -142,9 +142,14 @@ fn killed_runs_resume_from_the_last_checkpoint_without_losing_games() {
     let end = games(&run);
     assert_eq!(end.len(), 64);
     assert!(end.is_superset(&at_kill_3), "games were lost");
-    assert!(run.join("damaged/checkpoints").join(&newest).exists(), "the damaged checkpoint is moved aside");
+    // Moved aside under their own names, in `damaged/<unix ms>/`.
+    let damaged = |path: &str| {
+        std::fs::read_dir(run.join("damaged")).unwrap().any(|stamp| stamp.unwrap().path().join(path).exists())
+    };
+    let header = format!("checkpoints/{newest}/header.json");
+    assert!(damaged(&header), "the damaged checkpoint is moved aside, names kept");
     let listing: Vec<String> = walk(&run);
-    assert!(run.join("damaged/games").exists(), "the truncated chunk is moved aside: {listing:#?}");
+    assert!(damaged("games"), "the truncated chunk is moved aside: {listing:#?}");
     assert!(!run.join("games/9999999999999-x-000002.games.zst#7").exists(), "the staged write is removed");
     // The final checkpoint is good and newer than every earlier one.
     let last = artifacts::list_checkpoints(&store(&run)).unwrap().pop().unwrap();

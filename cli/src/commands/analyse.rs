@@ -70,8 +70,9 @@ pub fn run(args: AnalyseArgs) -> Result<()> {
         _ => {}
     }
     params.leaves_per_round = args.batch;
+    // A fixed initialisation seed: analysing with `random:SIZE` twice gives the same net.
     let (evaluator, _) =
-        evaluator_for(args.net.as_deref(), &variant, params.leaves_per_round as usize, Some(args.torch_threads))
+        evaluator_for(args.net.as_deref(), &variant, params.leaves_per_round as usize, Some(args.torch_threads), 0)
             .context("setting up the network")?;
     let mut analyzer = Analyzer::new(pos, params, evaluator.as_ref());
     let limits = Limits { nodes: args.nodes, time: args.time.map(Duration::from_secs_f64) };

@@ -8,9 +8,7 @@ use std::{
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
-use fairyzero_model::{
-    default_device, synthetic::load_variant, Device, EncodedBatch, Net, NetConfig, StandardEncoding,
-};
+use fairyzero_model::{synthetic::load_variant, EncodedBatch, Net, NetConfig, StandardEncoding};
 use fairyzero_rules::{Move, MoveList, Position, Variant};
 
 use crate::limits;
@@ -43,7 +41,7 @@ struct NetBenchArgs {
     /// libtorch intra-op threads (default: libtorch's choice; at most 1,024)
     #[arg(long, value_parser = limits::count::<usize>(1, limits::MAX_THREADS))]
     threads: Option<usize>,
-    /// Device: cpu, cuda or auto (CUDA when available)
+    /// Device: cpu, cuda, cuda:N or auto (CUDA when available)
     #[arg(long, default_value = "auto")]
     device: String,
     /// Seconds of timing per batch size (after a warm-up; more than 0, at most 1,000,000)
@@ -108,12 +106,9 @@ fn bench_net(args: NetBenchArgs) -> anyhow::Result<()> {
     }
     let variant = load_variant(&args.variant).with_context(|| format!("cannot load variant {:?}", args.variant))?;
     let config = NetConfig::parse(&args.size).map_err(anyhow::Error::msg)?;
-    let device = match args.device.as_str() {
-        "auto" => default_device(),
-        "cpu" => Device::Cpu,
-        "cuda" => Device::Cuda(0),
-        other => anyhow::bail!("unknown device {other:?}: use cpu, cuda or auto"),
-    };
+    let device = fairyzero_trainer::config::parse_device(&args.device).map_err(|m| anyhow::anyhow!("--device: {m}"))?;
+    // Before the first tensor: libtorch panics on a device it cannot use.
+    fairyzero_model::require_device(device).context("--device")?;
 
     let net = Net::new(&config, Arc::clone(&variant), device);
     let encoding = StandardEncoding::new(Arc::clone(&variant));

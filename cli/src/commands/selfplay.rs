@@ -70,12 +70,14 @@ pub struct SelfPlayArgs {
     pub torch_threads: usize,
 }
 
-/// The evaluator named by `--net`, and its id for records.
+/// The evaluator named by `--net`, and its id for records. A `random:SIZE` net is initialised
+/// from `init_seed`, so that the same seed plays the same games.
 pub fn evaluator_for(
     net: Option<&str>,
     variant: &Arc<Variant>,
     max_batch: usize,
     threads: Option<usize>,
+    init_seed: u64,
 ) -> Result<(Box<dyn Evaluator>, String)> {
     let options = TorchEvaluatorOptions { max_batch: max_batch.max(1), threads, ..TorchEvaluatorOptions::default() };
     let device = fairyzero_model::default_device();
@@ -87,7 +89,7 @@ pub fn evaluator_for(
         Some(spec) if spec.starts_with("random:") => {
             let size = &spec["random:".len()..];
             let config = NetConfig::parse(size).map_err(anyhow::Error::msg).with_context(|| format!("--net {spec}"))?;
-            let net = fairyzero_model::Net::new(&config, Arc::clone(variant), device);
+            let net = fairyzero_model::Net::seeded(&config, Arc::clone(variant), device, init_seed);
             Ok((Box::new(TorchEvaluator::new(net, options)), format!("random-{config}")))
         }
         Some(path) => {
@@ -127,8 +129,8 @@ pub fn run(args: SelfPlayArgs) -> Result<()> {
     };
     let variant = Variant::load(&variant_name).context("loading the variant")?;
     let per_batch = (config.games_in_parallel / config.threads.max(1) * config.leaves_per_game) as usize;
-    let (evaluator, net_id) = evaluator_for(args.net.as_deref(), &variant, per_batch, Some(args.torch_threads))?;
     let seed = args.seed.unwrap_or_else(clock_seed);
+    let (evaluator, net_id) = evaluator_for(args.net.as_deref(), &variant, per_batch, Some(args.torch_threads), seed)?;
     tracing::info!(
         "self-play: {} games of {} with {} ({:?}, {} simulations, {} games at once on {} threads), seed {seed}",
         args.games,
@@ -228,7 +230,8 @@ mod tests {
         ])
         .unwrap();
         analyse::run(parsed.args).unwrap();
-        let err = evaluator_for(Some("/nonexistent/ckpt"), &Variant::load("gardner").unwrap(), 1, None).err().unwrap();
+        let err =
+            evaluator_for(Some("/nonexistent/ckpt"), &Variant::load("gardner").unwrap(), 1, None, 0).err().unwrap();
         assert!(err.to_string().contains("no such checkpoint directory"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -20,6 +20,12 @@ pub struct TrainArgs {
     #[arg(long)]
     pub rebuild_index: bool,
 
+    /// Warm-start a new run from this checkpoint directory: of any variant, board size or net
+    /// size (variables are matched by name and shape, piece embeddings by piece identity). Only
+    /// into a run directory without checkpoints
+    #[arg(long, value_name = "CHECKPOINT")]
+    pub transfer: Option<PathBuf>,
+
     /// Print the resolved configuration and exit
     #[arg(long)]
     pub print_config: bool,
@@ -33,7 +39,11 @@ pub fn run(args: TrainArgs) -> anyhow::Result<()> {
     }
     let summary = fairyzero_trainer::train(
         config,
-        &TrainOptions { rebuild_index: args.rebuild_index, stop: Some(crate::interrupt::stop_flag()) },
+        &TrainOptions {
+            rebuild_index: args.rebuild_index,
+            stop: Some(crate::interrupt::stop_flag()),
+            transfer: args.transfer,
+        },
     )
     .context("training")?;
     print!("{}", summary.to_markdown());
