@@ -565,12 +565,19 @@ fn write_balance_files(report: &BalanceReport, out: &Path) -> Result<(), Error> 
     let bars: Vec<Bar> = report
         .arrays
         .iter()
-        .map(|r| {
+        .enumerate()
+        .map(|(i, r)| {
             let (lo, hi) = r.tally.interval();
-            Bar { label: r.array.clone(), value: r.tally.score(), lo, hi }
+            Bar { label: array_label(i + 1, &r.array), value: r.tally.score(), lo, hi }
         })
         .collect();
     write_table_files(out, "balance", csv, md, &bars, "first player's score per array (95% CI)", Some(0.5))
+}
+
+/// A balance chart's row label: the table's rank, then the array's setup plies without their
+/// `set:` prefixes (`3. d2=K d9=CO a1=WA`), the shortest text that still names the array.
+fn array_label(rank: usize, array: &str) -> String {
+    format!("{rank}. {}", array.replace("set:", ""))
 }
 
 /// Writes `OUT/STEM.csv`, `OUT/STEM.md` and the bar chart `OUT/STEM.png`, each atomically.
@@ -1020,6 +1027,12 @@ fn bar_plot(bars: &[Bar], title: &str, line: Option<f64>, path: &Path) -> Result
     draw_bars(bars, title, line, path, font_ready()).map_err(|e| Error::Plot(format!("{}: {e}", path.display())))
 }
 
+/// Height of one bar's row, and the tallest image drawn (rows get thinner beyond it).
+const ROW_PX: u32 = 26;
+const MAX_HEIGHT_PX: u32 = 16_000;
+
+/// One horizontal bar per row, its label left of it: labels as long as a balance array's setup
+/// plies stay readable side by side, where vertical bars' labels ran into one smear.
 fn draw_bars(
     bars: &[Bar],
     title: &str,
@@ -1027,63 +1040,74 @@ fn draw_bars(
     path: &Path,
     text: bool,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    use plotters::prelude::*;
+    use plotters::{
+        prelude::*,
+        style::text_anchor::{HPos, Pos, VPos},
+    };
     let finite = |x: f64, d: f64| if x.is_finite() { x } else { d };
     // The axis spans the finite values and bounds only: an undefined value (a reference not yet
     // measurably above 0) draws no bar, an unbounded interval a whisker to the axis' end.
     let ends = bars.iter().flat_map(|b| [b.lo, b.value, b.hi]).filter(|x| x.is_finite());
-    let mut y_min = ends.clone().fold(0.0f64, f64::min);
-    let mut y_max = ends.fold(line.unwrap_or(0.0), f64::max);
-    if y_max.partial_cmp(&y_min) != Some(std::cmp::Ordering::Greater) {
-        y_max = y_min + 1.0;
+    let mut x_min = ends.clone().fold(0.0f64, f64::min);
+    let mut x_max = ends.fold(line.unwrap_or(0.0), f64::max);
+    if x_max.partial_cmp(&x_min) != Some(std::cmp::Ordering::Greater) {
+        x_max = x_min + 1.0;
     }
-    let pad = 0.05 * (y_max - y_min);
-    y_min -= pad;
-    y_max += pad;
+    let pad = 0.05 * (x_max - x_min);
+    x_min -= pad;
+    x_max += pad;
     let n = bars.len().max(1);
-    let width = (960).max(40 * n as u32 + 120).min(8000);
-    let root = BitMapBackend::new(path, (width, 600)).into_drawing_area();
+    let height = (110 + ROW_PX.saturating_mul(n as u32)).clamp(300, MAX_HEIGHT_PX);
+    // Labels while a row is tall enough to hold one.
+    let labelled = text && (height - 110) / n as u32 >= 12;
+    let longest = bars.iter().map(|b| b.label.chars().count()).max().unwrap_or(0) as u32;
+    let label_px = if labelled { (longest * 7 + 30).clamp(60, 900) } else { 5 };
+    let root = BitMapBackend::new(path, (label_px + 700, height)).into_drawing_area();
     root.fill(&WHITE)?;
     let mut builder = ChartBuilder::on(&root);
-    builder.margin(20);
+    builder.margin(20).y_label_area_size(label_px);
     if text {
-        builder.caption(title, ("sans-serif", 22)).x_label_area_size(40).y_label_area_size(60);
+        builder.caption(title, ("sans-serif", 22)).x_label_area_size(40);
     } else {
-        builder.x_label_area_size(5).y_label_area_size(5);
+        builder.x_label_area_size(5);
     }
-    let mut chart = builder.build_cartesian_2d(0f64..n as f64, y_min..y_max)?;
+    // Scores need their decimals, Elo differences do not.
+    let decimals = if x_max - x_min >= 10.0 { 0 } else { 2 };
+    // Row i spans y in [n - i - 1, n - i]: the first bar on top, as in the tables.
+    let mut chart = builder.build_cartesian_2d(x_min..x_max, 0f64..n as f64)?;
     if text {
-        let labels: Vec<String> = bars.iter().map(|b| b.label.clone()).collect();
-        let small = n <= 40;
         chart
             .configure_mesh()
-            .disable_x_mesh()
-            .x_labels(if small { n * 2 + 1 } else { 0 })
-            .x_label_formatter(&move |x| {
-                let i = (*x - 0.5).round();
-                if (x - 0.5 - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < labels.len() {
-                    labels[i as usize].clone()
-                } else {
-                    String::new()
-                }
-            })
+            .disable_y_mesh()
+            .y_labels(0)
+            .x_label_formatter(&|x| format!("{x:.decimals$}"))
             .label_style(("sans-serif", 14))
             .draw()?;
     } else {
         chart.configure_mesh().x_labels(0).y_labels(0).draw()?;
     }
+    let centre = |i: usize| (n - i) as f64 - 0.5;
     let fill = RGBColor(30, 90, 200);
     chart.draw_series(bars.iter().enumerate().filter(|(_, b)| b.value.is_finite()).map(|(i, b)| {
-        let x = i as f64;
-        Rectangle::new([(x + 0.15, 0.0f64.max(y_min)), (x + 0.85, b.value)], fill.mix(0.7).filled())
+        let y = centre(i);
+        Rectangle::new([(0.0f64.max(x_min), y - 0.35), (b.value, y + 0.35)], fill.mix(0.7).filled())
     }))?;
     for (i, b) in bars.iter().enumerate() {
-        let x = i as f64 + 0.5;
-        let (lo, hi) = (finite(b.lo, y_min).max(y_min), finite(b.hi, y_max).min(y_max));
-        chart.draw_series(std::iter::once(PathElement::new([(x, lo), (x, hi)], BLACK.stroke_width(2))))?;
+        let (lo, hi) = (finite(b.lo, x_min).max(x_min), finite(b.hi, x_max).min(x_max));
+        chart.draw_series(std::iter::once(PathElement::new(
+            [(lo, centre(i)), (hi, centre(i))],
+            BLACK.stroke_width(2),
+        )))?;
     }
-    if let Some(y) = line {
-        chart.draw_series(std::iter::once(PathElement::new([(0.0, y), (n as f64, y)], RED.stroke_width(1))))?;
+    if let Some(x) = line {
+        chart.draw_series(std::iter::once(PathElement::new([(x, 0.0), (x, n as f64)], RED.stroke_width(1))))?;
+    }
+    if labelled {
+        let style = ("sans-serif", 14).into_font().color(&BLACK).pos(Pos::new(HPos::Right, VPos::Center));
+        for (i, b) in bars.iter().enumerate() {
+            let (x, y) = chart.backend_coord(&(x_min, centre(i)));
+            root.draw(&Text::new(b.label.clone(), (x - 8, y), style.clone()))?;
+        }
     }
     root.present()?;
     Ok(())
