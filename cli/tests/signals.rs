@@ -135,8 +135,9 @@ fn delays() -> impl Iterator<Item = Duration> {
 }
 
 /// Double Ctrl-C on `train`, 5 times on one run directory: each exits 130 and each next start
-/// resumes it without finding anything damaged; a last start stops on one SIGINT with 130,
-/// says so in its summary, and leaves no staged write behind.
+/// resumes it without finding anything damaged. A last start, with a replay ratio that would
+/// train for minutes, gets one SIGINT once it trains: it stops at the next step, exits 130
+/// within seconds, says so in its summary, and leaves no staged write behind.
 #[test]
 fn double_sigint_on_train_exits_130_and_the_run_resumes() {
     let dir = tempfile::tempdir().unwrap();
@@ -149,9 +150,17 @@ fn double_sigint_on_train_exits_130_and_the_run_resumes() {
         assert!(i == 0 || stderr.contains("resuming"), "try {i} did not resume:\n{stderr}");
         assert!(!stderr.contains("damaged"), "try {i}:\n{stderr}");
     }
-    let running = start(&args, &ready);
+    let metrics = run_dir.join("metrics.jsonl");
+    let train_lines = || std::fs::read_to_string(&metrics).unwrap_or_default().matches(r#""kind":"train""#).count();
+    let before = train_lines();
+    let long = [&args[..], &["-o", "iteration.samples_per_position=1000", "-o", "eval.every=0"]].concat();
+    let running = start(&long, &ready);
     assert!(running.log.contains("resuming"), "{}", running.log);
-    std::thread::sleep(Duration::from_millis(500));
+    let t0 = Instant::now();
+    while train_lines() == before {
+        assert!(t0.elapsed() < Duration::from_secs(120), "no training step after 2 minutes");
+        std::thread::sleep(Duration::from_millis(50));
+    }
     signal(&running.child, "INT");
     let (status, stdout, stderr, waited) = finish(running, Duration::from_secs(30));
     assert_eq!(status.code(), Some(130), "{status:?}\n{stderr}");
