@@ -297,7 +297,9 @@ pub fn parse_chunk(path: &Path, text: &[u8]) -> Result<Vec<GameRecord>, RecordEr
     }
     let header: ChunkHeader =
         serde_json::from_value(value).map_err(|e| err(RecordProblem::NotARecord(format!("header: {e}"))))?;
-    let mut games = Vec::with_capacity(header.games as usize);
+    // The count is checked against the lines below; it must not size an allocation before that
+    // (a damaged header announcing 4 billion games would abort the reader).
+    let mut games = Vec::with_capacity((header.games as usize).min(1024));
     for (i, line) in lines.enumerate() {
         let line_no = i + 2;
         let line = line.map_err(|e| err(RecordProblem::Game { line: line_no, message: e.to_string() }))?;
@@ -575,6 +577,15 @@ mod tests {
             serde_json::to_string(&header).unwrap(),
             r#"{"format":"fairyzero-games","format_version":1,"program_version":"fairyzero 0.1.0","variant":"chess","variant_hash":"0123456789abcdef","games":1}"#
         );
+    }
+
+    /// Found by review while fuzzing (`fuzz/fuzz_targets/records.rs`): the header's count sized
+    /// an allocation of a terabyte, and the reader aborted instead of refusing the file.
+    #[test]
+    fn a_huge_announced_count_is_an_error_not_an_abort() {
+        let text = r#"{"format":"fairyzero-games","format_version":1,"program_version":"x","variant":"chess","variant_hash":"0","games":4294967295}"#;
+        let err = parse_chunk(Path::new("big.games.zst"), text.as_bytes()).unwrap_err();
+        assert!(err.to_string().contains("announces 4294967295 games, the file holds 0"), "{err}");
     }
 
     #[test]
