@@ -38,7 +38,7 @@ MAIN_JOB = $(BIN) train --config configs/runs/default.toml
 # (once per target dir) when both `make train` and `make test` are used.
 TEST_CMD = $(CARGO) test --workspace
 
-.PHONY: help setup build train test lint env
+.PHONY: help setup build train test lint env fuzz
 
 help:
 	@echo "make train   run the main job (currently: $(MAIN_JOB))"
@@ -46,6 +46,7 @@ help:
 	@echo "make build   build target/release/fairyzero"
 	@echo "make setup   create the libtorch venv at $(FAIRYZERO_TORCH_VENV) if missing"
 	@echo "make lint    rustfmt --check and clippy"
+	@echo "make fuzz    run every fuzz target for FUZZ_SECONDS (default $(FUZZ_SECONDS)) each"
 	@echo 'make env     print the exports that plain `cargo` needs: eval "$$(make -s env)"'
 
 # Installs torch into the venv (once), and throws away a torch-sys build made against another
@@ -78,6 +79,31 @@ test: setup
 lint: setup
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+# Fuzzing (fuzz/, docs/reliability.md): every parser of user input, each target for
+# FUZZ_SECONDS, one after another, in one process (`-fork=1`) that keeps going after a crash so
+# that the time is spent in full; then executions and crashes per target. `--sanitizer none`
+# builds on the stable toolchain. run_config links libtorch (the trainer crate), so it builds in
+# its own target dir: sharing one would rebuild the model crate with and without torch in turn.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= position moves variant_toml records checkpoint_header run_config
+
+fuzz: setup
+	@command -v cargo-fuzz >/dev/null || $(CARGO) install cargo-fuzz --locked
+	@cd fuzz; failed=0; \
+	for t in $(FUZZ_TARGETS); do \
+	    features=; [[ $$t == run_config ]] && features="--features trainer --target-dir target-trainer"; \
+	    mkdir -p corpus/$$t artifacts/$$t; before=$$(ls artifacts/$$t | wc -l); \
+	    log=artifacts/$$t.log; \
+	    LD_LIBRARY_PATH="$(TORCH_LIB_DIR)" $(CARGO) fuzz run --sanitizer none $$features $$t corpus/$$t seeds/$$t -- \
+	        -max_total_time=$(FUZZ_SECONDS) -fork=1 -ignore_crashes=1 -ignore_ooms=1 -ignore_timeouts=1 \
+	        -timeout=10 -rss_limit_mb=2048 -max_len=4096 > $$log 2>&1 || { echo "$$t: fuzzing failed, see fuzz/$$log"; failed=1; continue; }; \
+	    execs=$$(grep -E '^#[0-9]+: ' $$log | tail -1 | sed -E 's/^#([0-9]+):.*/\1/'); \
+	    found=$$(( $$(ls artifacts/$$t | wc -l) - before )); \
+	    printf '%-18s %12s executions in %ss, %s new crash/oom/timeout inputs in fuzz/artifacts/%s\n' \
+	        $$t "$${execs:-?}" $(FUZZ_SECONDS) $$found $$t; \
+	    [[ $$found == 0 ]] || failed=1; \
+	done; exit $$failed
 
 env:
 	@echo 'export LIBTORCH_USE_PYTORCH=1'
