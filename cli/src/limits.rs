@@ -19,8 +19,9 @@ pub const MAX_GAMES: u64 = 10_000_000;
 pub const MAX_DEPTH: u64 = 64;
 /// Bootstrap resamples (`rank --bootstrap`, `piece-values --resamples`).
 pub const MAX_RESAMPLES: u64 = 1_000_000;
-/// A batch of network evaluations (`analyse --batch`, `bench net --batches`).
-pub const MAX_BATCH: u64 = 65_536;
+/// A batch of network evaluations (`analyse --batch`, `bench net --batches`): a batch of 65,536
+/// took 2.5 GB on Gardner 5x5 with the tiny net, and a Typhoon position is several times larger.
+pub const MAX_BATCH: u64 = 16_384;
 /// Positions held in memory at once (`bench net --positions`, `piece-values --positions`):
 /// 100,000 Scirocco positions with their move lists take 1.3 GB.
 pub const MAX_POSITIONS: u64 = 100_000;

@@ -96,7 +96,7 @@ fn out_of_range_numbers_are_refused_naming_the_flag() {
         (vec!["rank", "--run", out, "--bootstrap", huge], "'--bootstrap", "1000000"),
         (vec!["rank", "--run", out, "--bootstrap", "0"], "'--bootstrap", "1..=1000000"),
         (vec!["perft", "--variant", "gardner", "--depth", "4294967295"], "'--depth", "0..=64"),
-        (vec!["bench", "net", "--batches", "1,100000000"], "'--batches", "65536"),
+        (vec!["bench", "net", "--batches", "1,100000000"], "'--batches", "16384"),
         (vec!["bench", "net", "--positions", "100000000000"], "'--positions", "100000"),
         (vec!["match", "random", "random", "--variant", "gardner", "--sprt", "NaN,10"], "'--sprt", "finite"),
         (vec!["match", "random", "random", "--variant", "gardner", "--sprt", "0,inf"], "'--sprt", "finite"),

@@ -43,7 +43,7 @@ pub struct AnalyseArgs {
     #[arg(long)]
     pub config: Option<PathBuf>,
 
-    /// Leaves evaluated per batch (virtual loss; at most 65,536)
+    /// Leaves evaluated per batch (virtual loss; at most 16,384)
     #[arg(long, default_value_t = 8, value_parser = limits::count::<u32>(1, limits::MAX_BATCH))]
     pub batch: u32,
 

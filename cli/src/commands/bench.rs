@@ -34,7 +34,7 @@ struct NetBenchArgs {
     /// Network size: tiny (4x32), small (6x64), base (10x128) or BLOCKSxCHANNELS
     #[arg(long, default_value = "small")]
     size: String,
-    /// Batch sizes to time, comma-separated (each at most 65,536)
+    /// Batch sizes to time, comma-separated (each at most 16,384)
     #[arg(long, value_delimiter = ',', default_value = "1,16,64,256",
           value_parser = limits::count::<usize>(1, limits::MAX_BATCH))]
     batches: Vec<usize>,
