@@ -113,9 +113,19 @@ pub fn rank_run(run_dir: &Path, options: &RatingOptions) -> Result<Ranking, Erro
     Ok(ranking)
 }
 
+/// The spec a player's name stands for: `match` names the second of two equal players
+/// `NAME#2`, which is `NAME` (not a checkpoint directory called `random#2`, with step 2).
+fn spec_of(name: &str) -> Result<PlayerSpec, Error> {
+    let base = match name.rsplit_once('#') {
+        Some((base, n)) if !base.is_empty() && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => base,
+        _ => name,
+    };
+    PlayerSpec::parse(base)
+}
+
 /// The training step of a checkpoint player named `name` in `run_dir` (see the module docs).
 pub fn resolve_step(run_dir: &Path, name: &str) -> Option<u64> {
-    let Ok(PlayerSpec::Checkpoint { path, .. }) = PlayerSpec::parse(name) else { return None };
+    let Ok(PlayerSpec::Checkpoint { path, .. }) = spec_of(name) else { return None };
     let full = if path.is_absolute() { path.clone() } else { run_dir.join(&path) };
     checkpoint_step(&full).or_else(|| checkpoint_step(&path)).or_else(|| {
         let last = path.file_name()?.to_str()?;
@@ -141,7 +151,7 @@ pub fn build_ranking(
             steps.insert(&r.tan, s);
         }
     }
-    let kind_of = |name: &str| match PlayerSpec::parse(name) {
+    let kind_of = |name: &str| match spec_of(name) {
         Ok(PlayerSpec::Checkpoint { .. }) => PlayerKind::Checkpoint,
         _ if steps.contains_key(name) => PlayerKind::Checkpoint,
         _ => PlayerKind::Baseline,
@@ -368,5 +378,8 @@ mod tests {
         assert_eq!(resolve_step(dir.path(), "checkpoints/step-000300@8"), Some(300));
         assert_eq!(resolve_step(dir.path(), "ckpt-12b@8"), Some(12));
         assert_eq!(resolve_step(dir.path(), "random"), None);
+        // The second of two equal players in a match is not a checkpoint with a step.
+        assert_eq!(resolve_step(dir.path(), "random#2"), None);
+        assert_eq!(resolve_step(dir.path(), "checkpoints/step-000300@8#2"), Some(300));
     }
 }
