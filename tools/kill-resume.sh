@@ -7,7 +7,7 @@
 # final run must end with exit 0. Prints one line per kill and a summary.
 #
 #   tools/kill-resume.sh                       # 10 kills, debug binary, run dir in a temp dir
-#   BIN=target/release/fairyzero KILLS=20 RUN=/tmp/kr tools/kill-resume.sh
+#   BIN=target/release/fairyzero KILLS=20 GAMES=3000 RUN=/tmp/kr tools/kill-resume.sh
 #
 # Exit status: 0 when nothing was lost, 1 otherwise.
 set -uo pipefail
@@ -22,7 +22,7 @@ MAX_DELAY=${MAX_DELAY:-12}
 SEED=${SEED:-1}
 RANDOM=$SEED
 
-overrides=(-o "run_dir=\"$RUN\"" -o budget.games=640 -o eval.every=3 -o eval.games=4 -o eval.final.games=4)
+overrides=(-o "run_dir=\"$RUN\"" -o budget.games=${GAMES:-3000} -o eval.every=3 -o eval.games=4 -o eval.final.games=4)
 
 count_games() {
     local n=0 f
@@ -34,7 +34,11 @@ count_games() {
 }
 
 checkpoints() { ls "$RUN/checkpoints" 2>/dev/null | sort; }
-starts() { grep -c '"kind":"start"' "$RUN/metrics.jsonl" 2>/dev/null || echo 0; }
+starts() {
+    local n
+    n=$(grep -c '"kind":"start"' "$RUN/metrics.jsonl" 2>/dev/null)
+    echo "${n:-0}"
+}
 
 lost_total_games=0
 lost_total_checkpoints=0
@@ -67,7 +71,10 @@ for ((k = 1; k <= KILLS; k++)); do
     sleep "$delay"
     noted_ckpts=$(checkpoints)
     noted_games=$(count_games)
-    kill -9 "$pid"
+    if ! kill -9 "$pid" 2>/dev/null; then
+        echo "train ended before kill $k (budget spent?): see $RUN.log.$k" >&2
+        break
+    fi
     wait "$pid" 2>/dev/null
 done
 
