@@ -102,7 +102,8 @@ def main():
 
     if opts.only in (None, "train"):
         run_dir = os.path.join(scratch, "run")
-        train = ["train", "--config", "configs/runs/tiny.toml", "-o", f"run_dir={run_dir}"]
+        # A budget that the tries never spend: a finished run would exit 0 before the signals.
+        train = ["train", "--config", "configs/runs/tiny.toml", "-o", f"run_dir={run_dir}", "-o", "budget.games=1000000"]
         started = lambda line: " in " + run_dir in line and ("starting" in line or "resuming" in line)
 
         def resumes():

@@ -143,7 +143,8 @@ fn double_sigint_on_train_exits_130_and_the_run_resumes() {
     let dir = tempfile::tempdir().unwrap();
     let run_dir = dir.path().join("run");
     let set_run_dir = format!("run_dir={}", run_dir.display());
-    let args = ["train", "--config", "../configs/runs/tiny.toml", "-o", &set_run_dir];
+    // A budget that the tries never spend, however fast the machine: a finished run exits 0.
+    let args = ["train", "--config", "../configs/runs/tiny.toml", "-o", &set_run_dir, "-o", "budget.games=1000000"];
     let ready = format!(" in {}", run_dir.display());
     for (i, delay) in delays().enumerate() {
         let stderr = double_sigint(&args, &ready, delay);
