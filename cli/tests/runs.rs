@@ -219,6 +219,17 @@ fn a_bit_flip_fails_every_load_and_a_resume_moves_it_aside_with_a_warning() {
     // A resume moves it aside as damage, at WARN level (shown under -q), names kept.
     std::fs::write(run.join("index.sqlite"), b"garbage, not SQLite").unwrap();
     let run_dir = format!("run_dir={:?}", run.display().to_string());
+    // Without --rebuild-index a garbage index is an error that names the flag, before the
+    // start records anything.
+    let configs = files(&run.join("config"));
+    let mut args = vec!["-q", "train", "--config", "configs/runs/tiny.toml", "-o", &run_dir];
+    args.extend(SHORT);
+    args.extend(AT_ONCE);
+    let out = fairyzero(&args);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("--rebuild-index"), "{err}");
+    assert_eq!(files(&run.join("config")), configs, "a refused start recorded its configuration");
     let mut args = vec!["-q", "train", "--config", "configs/runs/tiny.toml", "--rebuild-index", "-o", &run_dir];
     args.extend(SHORT);
     args.extend(AT_ONCE);

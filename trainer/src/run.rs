@@ -627,6 +627,14 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
             Some((source.clone(), loaded))
         }
     };
+    // Before the configuration is recorded: a start refused for a bad index changes nothing.
+    let index_path = run_dir.join(INDEX_FILE);
+    let mut index = if options.rebuild_index {
+        // Whatever the file holds, garbage included: the store has everything.
+        Index::recreate(&index_path)?
+    } else {
+        Index::open(&index_path).context("opening the run's index (--rebuild-index rebuilds it from the store)")?
+    };
     let resolved = config.to_toml();
     store.publish(
         &format!("{}{:013}.toml", artifacts::CONFIG_DIR, artifacts::unix_ms()),
@@ -639,13 +647,6 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
     let stop = options.stop.clone().unwrap_or_else(|| Arc::new(AtomicBool::new(false)));
     let bar = progress_bar(config.output.progress);
     let metrics = Metrics::open(&run_dir, config.output.tensorboard)?;
-    let index_path = run_dir.join(INDEX_FILE);
-    let mut index = if options.rebuild_index {
-        // Whatever the file holds, garbage included: the store has everything.
-        Index::recreate(&index_path)?
-    } else {
-        Index::open(&index_path).context("opening the run's index (--rebuild-index rebuilds it from the store)")?
-    };
     if options.rebuild_index {
         let r = index.rebuild(store.as_ref())?;
         say(
