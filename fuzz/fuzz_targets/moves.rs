@@ -22,7 +22,7 @@ fuzz_target!(|data: &[u8]| {
     for text in moves.split(' ').take(16) {
         let Ok(m) = pos.parse_move(text) else { continue };
         pos.legal_moves(&mut legal);
-        assert!(legal.iter().any(|&l| l == m), "parsed move {text:?} is not among the legal moves");
+        assert!(legal.contains(&m), "parsed move {text:?} is not among the legal moves");
         let printed = pos.move_to_string(&m);
         assert_eq!(pos.parse_move(&printed).ok(), Some(m), "move {text:?} prints as {printed:?}, which differs");
         pos.make(m);
