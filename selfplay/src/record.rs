@@ -579,8 +579,8 @@ mod tests {
         );
     }
 
-    /// Found by review while fuzzing (`fuzz/fuzz_targets/records.rs`): the header's count sized
-    /// an allocation of a terabyte, and the reader aborted instead of refusing the file.
+    /// Found by the fuzz target `records` (`fuzz/`): the header's count sized an allocation of
+    /// up to a terabyte, and the reader aborted instead of refusing the file.
     #[test]
     fn a_huge_announced_count_is_an_error_not_an_abort() {
         let text = r#"{"format":"fairyzero-games","format_version":1,"program_version":"x","variant":"chess","variant_hash":"0","games":4294967295}"#;
