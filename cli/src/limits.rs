@@ -12,28 +12,17 @@
 //! accepts `N` and refuses `N + 1`.
 
 use clap::builder::RangedU64ValueParser;
+// The bounds that run files share (games, simulations, games in parallel, threads, plies,
+// batch) are defined once, in the self-play crate.
+pub use fairyzero_selfplay::limits::{MAX_BATCH, MAX_GAMES, MAX_PARALLEL, MAX_PLIES, MAX_SIMULATIONS, MAX_THREADS};
 
-/// Games of `match`, `balance`, `piece-values` and `selfplay`.
-pub const MAX_GAMES: u64 = 10_000_000;
 /// `perft --depth`.
 pub const MAX_DEPTH: u64 = 64;
 /// Bootstrap resamples (`rank --bootstrap`, `piece-values --resamples`).
 pub const MAX_RESAMPLES: u64 = 1_000_000;
-/// A batch of network evaluations (`analyse --batch`, `bench net --batches`): a batch of 65,536
-/// took 2.5 GB on Gardner 5x5 with the tiny net, and a Typhoon position is several times larger.
-pub const MAX_BATCH: u64 = 16_384;
 /// Positions held in memory at once (`bench net --positions`, `piece-values --positions`):
 /// 100,000 Scirocco positions with their move lists take 1.3 GB.
 pub const MAX_POSITIONS: u64 = 100_000;
-/// Simulations of one search (`selfplay --simulations`, `analyse --nodes`); the search tree
-/// lives in memory.
-pub const MAX_SIMULATIONS: u64 = 10_000_000;
-/// Games in parallel (`selfplay --parallel`).
-pub const MAX_PARALLEL: u64 = 65_536;
-/// Threads: search threads, match threads, libtorch intra-op threads.
-pub const MAX_THREADS: u64 = 1024;
-/// Plies: random opening plies, move caps, plies left out of `fit`.
-pub const MAX_PLIES: u64 = 100_000;
 /// Rows of a listing (`analyse --top`).
 pub const MAX_ROWS: u64 = 10_000;
 /// Seconds of a time limit (`analyse --time`, `bench net --seconds`, `selfplay --bench-raw`):

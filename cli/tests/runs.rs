@@ -321,8 +321,13 @@ fn a_checkpoint_published_before_a_kill_gets_its_iteration_line_on_resume() {
 fn bad_run_configurations_name_the_key_and_write_nothing() {
     let s = tempfile::tempdir().unwrap();
     let config = Path::new(ROOT).join("configs/runs/tiny.toml").display().to_string();
-    for (set, key) in [("run_dir=", "run_dir must not be empty"), ("train.lr=inf", "train.lr must be a finite number")]
-    {
+    for (set, key) in [
+        ("run_dir=", "run_dir must not be empty"),
+        ("train.lr=inf", "train.lr must be a finite number"),
+        // Past their maximum these aborted on a failed allocation after the run had started.
+        ("selfplay.games_in_parallel=100000000", "`games_in_parallel` must be at most 65536"),
+        ("train.batch_size=100000000", "train.batch_size must be at most 16384"),
+    ] {
         let out = command(&["train", "--config", &config, "-o", set, "-o", "device=\"cpu\""])
             .current_dir(s.path())
             .output()

@@ -444,7 +444,7 @@ fn play_games(
         }
         let opening_index = (g / 2) % openings.len();
         let opening = &openings[opening_index];
-        let a_blue = g % 2 == 0;
+        let a_blue = g.is_multiple_of(2);
         let (mut blue, mut tan) = (a.player(), b.player());
         if !a_blue {
             std::mem::swap(&mut blue, &mut tan);

@@ -93,7 +93,7 @@ impl NetConfig {
 
     /// Whether block `i` (0-based) is a global-pooling block.
     pub fn is_global_pool_block(&self, i: usize) -> bool {
-        self.global_pool_every > 0 && (i + 1) % self.global_pool_every == 0
+        self.global_pool_every > 0 && (i + 1).is_multiple_of(self.global_pool_every)
     }
 }
 

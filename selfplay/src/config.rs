@@ -15,6 +15,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::limits;
+
 /// Serialises an `f32` as the shortest decimal that reads back as the same `f32` (`0.15`).
 /// TOML has only 64-bit floats, and its serializer widens an `f32` exactly, which prints
 /// `0.15000000596046448` in `--print-config` and in a run's recorded configuration.
@@ -257,6 +259,28 @@ impl SelfPlayConfig {
         if let Some(cap) = &self.playout_cap {
             check((0.0..=1.0).contains(&cap.full_fraction), "`playout_cap.full_fraction` must be in [0, 1]");
             check(cap.reduced_simulations >= 1, "`playout_cap.reduced_simulations` must be at least 1");
+        }
+        // Upper bounds: these counts size allocations and spawn threads (see `limits`).
+        let mut bounds = vec![
+            ("`simulations`", u64::from(self.simulations), limits::MAX_SIMULATIONS),
+            ("`games_in_parallel`", u64::from(self.games_in_parallel), limits::MAX_PARALLEL),
+            ("`threads`", u64::from(self.threads), limits::MAX_THREADS),
+            ("`leaves_per_game`", u64::from(self.leaves_per_game), limits::MAX_BATCH),
+            ("`games_per_file`", u64::from(self.games_per_file), limits::MAX_PARALLEL),
+            ("`move_cap`", self.move_cap.map_or(0, u64::from), limits::MAX_PLIES),
+            ("`gumbel.considered_actions`", u64::from(g.considered_actions), limits::MAX_SIMULATIONS),
+        ];
+        if let Some(cap) = &self.playout_cap {
+            bounds.push((
+                "`playout_cap.reduced_simulations`",
+                u64::from(cap.reduced_simulations),
+                limits::MAX_SIMULATIONS,
+            ));
+        }
+        for (key, value, max) in bounds {
+            if let Err(problem) = limits::check_at_most(key, value, max) {
+                problems.push(problem);
+            }
         }
         if problems.is_empty() {
             Ok(())

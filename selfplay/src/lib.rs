@@ -8,7 +8,8 @@
 //! - [`analyse`]: one position at a time with node/time limits and a stop flag.
 //! - [`record`]: versioned, compressed, atomically written chunk files; replay rebuilds the
 //!   training positions. [`export`] prints games and exports PGN.
-//! - [`config`]: the `[selfplay]` section of a run configuration.
+//! - [`config`]: the `[selfplay]` section of a run configuration; [`limits`]: the largest
+//!   counts a user may ask for.
 //! - [`bench`]: the evaluator's raw throughput, the reference for self-play's.
 //!
 //! The crate has no libtorch dependency: the network comes in through the `Evaluator` trait,
@@ -34,6 +35,7 @@ pub mod config;
 pub mod export;
 pub mod game;
 pub mod gumbel;
+pub mod limits;
 pub mod progress;
 pub mod record;
 pub mod runner;

@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 
 use fairyzero_model::NetConfig;
-use fairyzero_selfplay::SelfPlayConfig;
+use fairyzero_selfplay::{limits, SelfPlayConfig};
 use serde::{Deserialize, Serialize};
 
 /// A configuration that cannot be used, with every problem found.
@@ -552,6 +552,26 @@ impl RunConfig {
                 p.push(msg);
             }
         }
+        // Upper bounds: these counts size allocations or spawn threads (selfplay's `limits`).
+        for (key, value, max) in [
+            ("iteration.games", self.iteration.games, limits::MAX_GAMES),
+            ("train.batch_size", t.batch_size as u64, limits::MAX_BATCH),
+            ("train.threads", t.threads as u64, limits::MAX_THREADS),
+            ("eval.games", e.games as u64, limits::MAX_GAMES),
+            ("eval.simulations", u64::from(e.simulations), limits::MAX_SIMULATIONS),
+            ("eval.random_plies", u64::from(e.random_plies), limits::MAX_PLIES),
+            ("eval.move_cap", e.move_cap.map_or(0, u64::from), limits::MAX_PLIES),
+            ("eval.threads", e.threads as u64, limits::MAX_THREADS),
+            ("eval.sprt.max_games", e.sprt.max_games as u64, limits::MAX_GAMES),
+            ("eval.sprt.batch", e.sprt.batch as u64, limits::MAX_GAMES),
+            ("eval.final.games", e.final_eval.games as u64, limits::MAX_GAMES),
+            ("eval.final.simulations", u64::from(e.final_eval.simulations), limits::MAX_SIMULATIONS),
+            ("output.inference_threads", self.output.inference_threads as u64, limits::MAX_THREADS),
+        ] {
+            if let Err(m) = limits::check_at_most(key, value, max) {
+                p.push(m);
+            }
+        }
         if let Err(m) = self.net.resolve() {
             p.push(format!("net.size: {m}"));
         }
@@ -712,6 +732,25 @@ mod tests {
         assert!(e.contains("run_dir must not be empty"), "{e}");
         let e = RunConfig::parse("x", MINIMAL, &["eval.sprt.alpha=0".into()]).unwrap_err().to_string();
         assert!(e.contains("eval.sprt.alpha"), "{e}");
+    }
+
+    /// Counts that size allocations or spawn threads have a maximum: past it, a start would
+    /// abort on a failed allocation instead of printing an error.
+    #[test]
+    fn counts_past_their_maximum_name_the_key() {
+        for (key, value) in [
+            ("selfplay.games_in_parallel", "100000000"),
+            ("selfplay.simulations", "4294967295"),
+            ("selfplay.threads", "100000"),
+            ("train.batch_size", "100000000"),
+            ("eval.games", "100000000"),
+            ("eval.final.games", "100000000"),
+            ("output.inference_threads", "100000"),
+        ] {
+            let e = RunConfig::parse("x", MINIMAL, &[format!("{key}={value}")]).unwrap_err().to_string();
+            let short = key.rsplit('.').next().unwrap();
+            assert!(e.contains(short) && e.contains("at most"), "{key}={value}: {e}");
+        }
     }
 
     #[test]
