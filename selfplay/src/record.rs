@@ -21,7 +21,7 @@
 use std::{
     collections::HashMap,
     fs,
-    io::{BufRead, BufReader, Write},
+    io::{BufRead, BufReader, Read, Write},
     path::{Path, PathBuf},
     sync::Arc,
 };
@@ -270,8 +270,22 @@ pub fn read_chunk(path: &Path) -> Result<Vec<GameRecord>, RecordError> {
 
 /// [`read_chunk`] on the bytes of a chunk file already in memory; `path` names it in errors.
 pub fn decode_chunk(path: &Path, compressed: &[u8]) -> Result<Vec<GameRecord>, RecordError> {
-    let text = zstd::decode_all(compressed)
-        .map_err(|e| RecordError { path: path.to_path_buf(), problem: RecordProblem::Corrupt(e.to_string()) })?;
+    decode_chunk_within(path, compressed, MAX_CHUNK_BYTES)
+}
+
+/// The most a chunk may decompress to: a few hundred times the largest chunk self-play writes
+/// (100 Typhoon games of ~200 KB each by default), and far below what a "decompression bomb"
+/// (a few KB that expand to terabytes) would otherwise allocate before the process aborts.
+pub const MAX_CHUNK_BYTES: u64 = 4 << 30;
+
+fn decode_chunk_within(path: &Path, compressed: &[u8], limit: u64) -> Result<Vec<GameRecord>, RecordError> {
+    let corrupt = |message: String| RecordError { path: path.to_path_buf(), problem: RecordProblem::Corrupt(message) };
+    let decoder = zstd::stream::read::Decoder::new(compressed).map_err(|e| corrupt(e.to_string()))?;
+    let mut text = Vec::new();
+    decoder.take(limit + 1).read_to_end(&mut text).map_err(|e| corrupt(e.to_string()))?;
+    if text.len() as u64 > limit {
+        return Err(corrupt(format!("it decompresses to more than {limit} bytes")));
+    }
     parse_chunk(path, &text)
 }
 
@@ -597,6 +611,17 @@ mod tests {
         let err = read_chunk(&path).unwrap_err();
         assert!(err.to_string().contains("format version 99 is not supported"), "{err}");
         assert!(err.to_string().contains("future.games.zst"), "{err}");
+    }
+
+    /// A small file that expands without bound is refused once past the limit, not read into
+    /// memory until the allocation fails.
+    #[test]
+    fn a_decompression_bomb_is_an_error_not_an_abort() {
+        let bomb = zstd::encode_all(&vec![b' '; 1 << 20][..], 19).unwrap();
+        assert!(bomb.len() < 1024, "{} bytes", bomb.len());
+        let err = decode_chunk_within(Path::new("bomb.games.zst"), &bomb, 1 << 16).unwrap_err();
+        assert!(err.to_string().contains("decompresses to more than 65536 bytes"), "{err}");
+        assert!(err.to_string().contains("bomb.games.zst"), "{err}");
     }
 
     /// A writer killed between writing its temporary and renaming it leaves a hidden file; the
