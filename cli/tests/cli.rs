@@ -1,20 +1,11 @@
 //! Runs the real `fairyzero` binary the way a user would: no `LD_LIBRARY_PATH`, so libtorch
 //! must be found through the binary's RUNPATH.
 
-use std::process::{Command, Output};
+mod common;
 
-fn fairyzero(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_fairyzero"))
-        .args(args)
-        .env_remove("LD_LIBRARY_PATH")
-        .env_remove("RUST_LOG")
-        .output()
-        .expect("cannot run the fairyzero binary")
-}
+use std::process::Command;
 
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
+use common::{fairyzero, stdout};
 
 #[test]
 fn version_reports_libtorch_and_device() {

@@ -5,23 +5,12 @@
 
 use std::{
     path::Path,
-    process::{Command, Output, Stdio},
+    process::{Output, Stdio},
 };
 
-fn command(args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_fairyzero"));
-    command
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env_remove("LD_LIBRARY_PATH")
-        .env_remove("RUST_LOG")
-        .env_remove("NO_COLOR");
-    command
-}
+mod common;
 
-fn fairyzero(args: &[&str]) -> Output {
-    command(args).output().expect("cannot run the fairyzero binary")
-}
+use common::{command, fairyzero, stderr, stdout};
 
 /// Runs every command line at once: most of a refused command's time is the loading of
 /// libtorch, which overlaps.
@@ -37,14 +26,6 @@ fn fairyzero_all(lines: &[Vec<&str>]) -> Vec<Output> {
         })
         .collect();
     children.into_iter().map(|c| c.wait_with_output().expect("fairyzero did not finish")).collect()
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// `out` (of `args`) failed with exit status `code`, without a panic, and stderr holds every

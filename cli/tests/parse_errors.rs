@@ -1,21 +1,14 @@
 //! Parse errors through the real binary: every problem of a variant file at once, and the
 //! position-string rules of docs/notation.md.
 
-use std::process::{Command, Output};
+mod common;
 
-fn fairyzero(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_fairyzero"))
-        .args(args)
-        .env_remove("LD_LIBRARY_PATH")
-        .env_remove("RUST_LOG")
-        .output()
-        .expect("cannot run the fairyzero binary")
-}
+use common::{fairyzero, stderr};
 
 fn failure(args: &[&str]) -> String {
     let out = fairyzero(args);
     assert!(!out.status.success(), "{args:?} must fail: {out:?}");
-    String::from_utf8_lossy(&out.stderr).into_owned()
+    stderr(&out)
 }
 
 #[test]

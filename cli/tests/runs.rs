@@ -12,18 +12,19 @@ use std::{
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 
+mod common;
+
+use common::stderr;
+
+/// `fairyzero ARGS` run from the repository's root (paths like `configs/runs/...`).
 fn command(args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_fairyzero"));
-    command.args(args).current_dir(ROOT).env_remove("LD_LIBRARY_PATH").env_remove("RUST_LOG");
+    let mut command = common::command(args);
+    command.current_dir(ROOT);
     command
 }
 
 fn fairyzero(args: &[&str]) -> Output {
     command(args).output().expect("cannot run the fairyzero binary")
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// Overrides that keep a run short: no evaluation, no TensorBoard, the CPU.

@@ -2,6 +2,8 @@
 //! status 130 or 143, a second one quits at once with 130, and neither crashes nor damages
 //! what was written (tools/double-sigint.py runs the double Ctrl-C 50 times each).
 
+mod common;
+
 use std::{
     io::{BufRead, BufReader, Read},
     path::Path,
@@ -22,10 +24,7 @@ struct Running {
 
 /// Starts `fairyzero ARGS` and returns once a stderr line contains `ready`.
 fn start(args: &[&str], ready: &str) -> Running {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fairyzero"))
-        .args(args)
-        .env_remove("LD_LIBRARY_PATH")
-        .env_remove("RUST_LOG")
+    let mut child = common::command(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
