@@ -191,11 +191,20 @@ pub fn generate_openings(v: &Arc<Variant>, count: usize, random_plies: u32, seed
     openings_from(&start_position(v), count, random_plies, seed ^ 0x6f70_656e_696e_6773)
 }
 
-/// Up to `count` distinct openings from `start` (any position, possibly in its setup phase):
-/// the rest of the setup phase, then `random_plies` random plies, none ending the game, distinct
-/// by final position. The first `k` of `count` do not depend on `count`, so a caller asking for
-/// more later gets the same ones first. `rng_seed` is used as it is.
+/// The most openings a match or a designer experiment draws; games past `2 * MAX_OPENINGS` reuse
+/// them in turn (with other game seeds). Drawing is sequential and, once a small variant runs
+/// out of distinct positions, costs up to 50 attempts per opening: without a bound, a match of
+/// the allowed 10^7 games spent most of an hour (and gigabytes) on openings before its first
+/// game, deaf to Ctrl-C.
+pub const MAX_OPENINGS: usize = 10_000;
+
+/// Up to `count` (at most [`MAX_OPENINGS`]) distinct openings from `start` (any position,
+/// possibly in its setup phase): the rest of the setup phase, then `random_plies` random plies,
+/// none ending the game, distinct by final position. The first `k` of `count` do not depend on
+/// `count`, so a caller asking for more later gets the same ones first. `rng_seed` is used as it
+/// is.
 pub(crate) fn openings_from(start: &Position, count: usize, random_plies: u32, rng_seed: u64) -> Vec<Opening> {
+    let count = count.min(MAX_OPENINGS);
     let mut rng = ChaCha8Rng::seed_from_u64(rng_seed);
     let mut seen = HashSet::new();
     let mut out = Vec::with_capacity(count);
@@ -251,9 +260,19 @@ pub struct MatchOptions {
     pub record_moves: bool,
     /// Name of the match in the records (default: `A vs B seed S`).
     pub match_id: Option<String>,
-    /// Set (by a signal handler) to end the match after the games in progress, with an error:
-    /// part of a match is not its result.
+    /// Set (by a signal handler) to end the match after the games in progress.
     pub stop: Option<Arc<std::sync::atomic::AtomicBool>>,
+    /// What a stopped match returns: `false`, an error, because a training run stores its
+    /// evaluation matches under names that promise the whole match and plays them again in
+    /// full at the next start; `true` (`fairyzero match`), the games finished so far, which
+    /// are results in their own right (ratings are computed game by game).
+    pub partial_on_stop: bool,
+}
+
+impl MatchOptions {
+    fn stopped(&self) -> bool {
+        self.stop.as_ref().is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
+    }
 }
 
 impl Default for MatchOptions {
@@ -268,6 +287,7 @@ impl Default for MatchOptions {
             record_moves: true,
             match_id: None,
             stop: None,
+            partial_on_stop: false,
         }
     }
 }
@@ -412,7 +432,7 @@ pub fn run_sprt_match(
         start = end;
         let report = MatchReport::from_records(&a.name, &b.name, records.clone());
         let status = sprt.status(report.wins, report.draws, report.losses);
-        if status.decision.is_some() || start >= options.games {
+        if status.decision.is_some() || start >= options.games || options.stopped() {
             return Ok((MatchReport::from_records(&a.name, &b.name, records), status));
         }
     }
@@ -437,9 +457,8 @@ fn play_games(
         Adjudication::Draw => None,
     };
     let finished = std::sync::atomic::AtomicUsize::new(0);
-    let stopped = || options.stop.as_ref().is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed));
     let play = |g: usize| -> Option<GameRecord> {
-        if stopped() {
+        if options.stopped() {
             return None;
         }
         let opening_index = (g / 2) % openings.len();
@@ -487,8 +506,12 @@ fn play_games(
         .num_threads(options.threads)
         .build()
         .map_err(|e| Error::Match(format!("cannot start the game threads: {e}")))?;
-    pool.install(|| games.into_par_iter().map(play).collect::<Option<Vec<GameRecord>>>())
-        .ok_or_else(|| Error::Match("stopped on request before its last game".into()))
+    let played: Vec<Option<GameRecord>> = pool.install(|| games.into_par_iter().map(play).collect());
+    if played.iter().all(Option::is_some) || options.partial_on_stop {
+        Ok(played.into_iter().flatten().collect())
+    } else {
+        Err(Error::Match("stopped on request before its last game".into()))
+    }
 }
 
 /// The result of [`play_game`].
@@ -607,6 +630,13 @@ mod tests {
         let options = MatchOptions { games: 4, threads: 1, stop: Some(Arc::clone(&stop)), ..MatchOptions::default() };
         let err = run_match(&v, &a, &b, &options, None).unwrap_err();
         assert!(err.to_string().contains("stopped on request"), "{err}");
+        // `fairyzero match` asks for the games finished so far instead.
+        let partial = MatchOptions { partial_on_stop: true, ..options.clone() };
+        assert_eq!(run_match(&v, &a, &b, &partial, None).unwrap().games(), 0);
+        let sprt = SprtParams { elo0: 0.0, elo1: 10.0, alpha: 0.05, beta: 0.05 };
+        let long = MatchOptions { games: 10_000_000, ..partial };
+        let (report, _) = run_sprt_match(&v, &a, &b, &long, &sprt, 20, None).unwrap();
+        assert_eq!(report.games(), 0, "a stopped SPRT match must not go on batch after batch");
         stop.store(false, std::sync::atomic::Ordering::Relaxed);
         assert_eq!(run_match(&v, &a, &b, &options, None).unwrap().games(), 4);
     }
@@ -626,6 +656,11 @@ mod tests {
         let o = generate_openings(&s, 4, 1, 1);
         assert_eq!(o.len(), 4);
         assert!(o.iter().all(|o| !o.position(&s).in_setup()));
+        // At most MAX_OPENINGS, the same ones first (chess has ~197,000 positions after 4 plies).
+        let c = Variant::load("chess").unwrap();
+        let many = generate_openings(&c, 10_000_000 / 2, 4, 1);
+        assert_eq!(many.len(), MAX_OPENINGS);
+        assert_eq!(many[..20], generate_openings(&c, 20, 4, 1)[..]);
     }
 
     #[test]

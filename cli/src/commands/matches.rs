@@ -176,7 +176,10 @@ pub fn run_match_command(args: MatchArgs) -> Result<()> {
         threads: args.threads,
         record_moves: !args.no_moves,
         match_id: None,
-        stop: None,
+        // Ctrl-C ends the match after the games in progress; the finished ones are reported
+        // and stored (main then exits with 130 or 143).
+        stop: Some(crate::interrupt::stop_flag()),
+        partial_on_stop: true,
     };
     // Before the first game: a match whose results cannot be stored is not worth playing.
     if let Some(run) = run {
@@ -199,6 +202,12 @@ pub fn run_match_command(args: MatchArgs) -> Result<()> {
         None => (run_match(&variant, &a, &b, &options, Some(&progress))?, None),
     };
     bar.finish_and_clear();
+    if options.stop.as_ref().is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed)) {
+        println!("interrupted: {} of up to {} games were played", report.records.len(), args.games);
+        if report.records.is_empty() {
+            return Ok(());
+        }
+    }
     if let Some(run) = run {
         let path = ResultStore::new(run)
             .append(&report.records, &format!("{}-vs-{}", a.name, b.name))
