@@ -45,7 +45,7 @@ impl CheckpointLoader for StoreLoader {
         let manifests = artifacts::list_checkpoints(self.store.as_ref()).map_err(|e| e.to_string())?;
         let manifest =
             manifests.iter().find(|m| m.name == name).ok_or_else(|| format!("no checkpoint {name} in the store"))?;
-        let dir = artifacts::verify_checkpoint(self.store.as_ref(), manifest, &self.cache)?;
+        let dir = artifacts::checkpoint_dir(self.store.as_ref(), manifest, &self.cache)?;
         let options = TorchEvaluatorOptions {
             max_batch: self.max_batch.max(1),
             threads: self.inference_threads,

@@ -438,7 +438,7 @@ impl Loop {
             .iter()
             .find(|m| m.name == self.selfplay_checkpoint)
             .with_context(|| format!("the self-play checkpoint {} is not in the store", self.selfplay_checkpoint))?;
-        let dir = artifacts::verify_checkpoint(self.store.as_ref(), m, &self.scratch.join("cache"))
+        let dir = artifacts::checkpoint_dir(self.store.as_ref(), m, &self.scratch.join("cache"))
             .map_err(anyhow::Error::msg)?;
         Ok(checkpoint::load(&dir, Arc::clone(&self.variant), Some(learner.net.config()), self.device, false)?.net)
     }
@@ -664,7 +664,7 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
     let mut resumed: Option<(Learner, CheckpointManifest)> = None;
     for m in artifacts::list_checkpoints(store.as_ref())?.iter().rev() {
         let attempt = (|| -> Result<Learner, (bool, anyhow::Error)> {
-            let dir = artifacts::verify_checkpoint(store.as_ref(), m, &scratch.join("cache"))
+            let dir = artifacts::checkpoint_dir(store.as_ref(), m, &scratch.join("cache"))
                 .map_err(|e| (true, anyhow::Error::msg(e)))?;
             let fault = |e: checkpoint::CheckpointError| (e.is_damage(), anyhow::Error::new(e));
             let loaded = checkpoint::load(&dir, Arc::clone(&variant), Some(&arch), device, false).map_err(fault)?;

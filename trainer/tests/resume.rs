@@ -154,7 +154,8 @@ fn killed_runs_resume_from_the_last_checkpoint_without_losing_games() {
     // The final checkpoint is good and newer than every earlier one.
     let last = artifacts::list_checkpoints(&store(&run)).unwrap().pop().unwrap();
     assert_eq!(last.step, summary.steps);
-    artifacts::verify_checkpoint(&store(&run), &last, tmp.path()).unwrap();
+    let dir = artifacts::checkpoint_dir(&store(&run), &last, tmp.path()).unwrap();
+    assert!(fairyzero_model::checkpoint::verify_manifest(&dir).unwrap(), "no manifest.json in {}", dir.display());
     assert_eq!(last.state.games, 64);
 }
 
