@@ -429,6 +429,12 @@ fn transfer_weights(
 mod tests {
     use super::*;
 
+    /// The trainer writes manifests with this function and every load checks them with it.
+    #[test]
+    fn sha256_is_standard() {
+        assert_eq!(sha256_hex(b"abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    }
+
     #[test]
     fn a_file_that_does_not_match_the_manifest_fails_every_load_as_damage() {
         let v = Variant::load("gardner").unwrap();

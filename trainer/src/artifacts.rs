@@ -29,7 +29,7 @@ use fairyzero_rules::Variant;
 use fairyzero_selfplay::record::{read_chunk, write_chunk, GameRecord, CHUNK_SUFFIX};
 use serde::{Deserialize, Serialize};
 
-use crate::store::{materialize, sha256_hex, Store, StoreError};
+use crate::store::{materialize, Store, StoreError};
 
 pub const GAMES_DIR: &str = "games/";
 pub const CHECKPOINTS_DIR: &str = "checkpoints/";
@@ -146,7 +146,7 @@ pub fn publish_checkpoint(
     }
     for file in names {
         let bytes = std::fs::read(dir.join(&file))?;
-        files.push(FileEntry { name: file.clone(), bytes: bytes.len() as u64, sha256: sha256_hex(&bytes) });
+        files.push(FileEntry { name: file.clone(), bytes: bytes.len() as u64, sha256: checkpoint::sha256_hex(&bytes) });
         store.publish(&format!("{prefix}/{file}"), bytes)?;
     }
     let manifest = CheckpointManifest {

@@ -33,7 +33,6 @@ use futures::TryStreamExt;
 use object_store::{
     local::LocalFileSystem, path::Path as ObjectPath, ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload,
 };
-use sha2::{Digest, Sha256};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -242,12 +241,6 @@ impl Store for ObjectStoreBackend {
     }
 }
 
-/// Lower-case hex SHA-256.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    digest.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// A local directory holding the objects under `prefix` (a checkpoint folder): the store's own
 /// folder when it is local, otherwise a copy under `cache`.
 pub fn materialize(store: &dyn Store, prefix: &str, cache: &Path) -> Result<PathBuf, StoreError> {
@@ -324,10 +317,5 @@ mod tests {
         assert_eq!(std::fs::read(dir.join("header.json")).unwrap(), b"h");
         assert_eq!(std::fs::read(dir.join("weights.safetensors")).unwrap(), b"w");
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2);
-    }
-
-    #[test]
-    fn sha256_is_standard() {
-        assert_eq!(sha256_hex(b"abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     }
 }
