@@ -1,5 +1,5 @@
 //! Give the trainer's test binaries a RUNPATH to libtorch and keep `libtorch_cuda.so` linked.
-//! Same as model/build.rs (which explains why); tch's own build.rs does the same.
+//! Same as torch/build.rs (which explains why); tch's own build.rs does the same.
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");

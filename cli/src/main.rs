@@ -104,7 +104,7 @@ fn error_report(err: &anyhow::Error) -> String {
 }
 
 fn print_version() {
-    let info = fairyzero_model::runtime_info();
+    let info = fairyzero_torch::runtime_info();
     println!("fairyzero {}", env!("CARGO_PKG_VERSION"));
     println!("libtorch {}", info.torch_summary());
     println!("device: {}", info.device_summary());

@@ -46,7 +46,7 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
 use crate::{
-    matches::{openings_from, start_position, GameRecord, GameResult, RECORD_VERSION},
+    matches::{openings_from, start_position, GameResult, MatchGame, RECORD_VERSION},
     material::MethodReport,
     player::{Contestant, GameContext, PlayerSpec},
     ratings::wilson_interval,
@@ -346,7 +346,7 @@ fn run_experiments(
                 return Ok(());
             }
             let end = (g + options.batch.max(1)).min(options.games);
-            let records: Vec<GameRecord> = pool.install(|| {
+            let records: Vec<MatchGame> = pool.install(|| {
                 (g..end)
                     .into_par_iter()
                     .map(|i| {
@@ -356,7 +356,7 @@ fn run_experiments(
                         let (result, reason, plies, moves) =
                             play_from(&e.start, &opening.moves, player, options.move_cap, game_seed);
                         let opening_text = &opening.text;
-                        let rec = GameRecord {
+                        let rec = MatchGame {
                             version: RECORD_VERSION,
                             match_id: e.key.clone(),
                             variant: variant.name.clone(),
@@ -390,7 +390,7 @@ fn run_experiments(
 }
 
 /// Blue's tally per key among `records` of `player` on `variant`.
-fn tallies(variant: &Variant, player: &str, records: &[GameRecord]) -> BTreeMap<String, Tally> {
+fn tallies(variant: &Variant, player: &str, records: &[MatchGame]) -> BTreeMap<String, Tally> {
     let hash = format!("{:016x}", variant.hash);
     let mut out: BTreeMap<String, Tally> = BTreeMap::new();
     for r in records.iter().filter(|r| r.blue == player && r.tan == player && r.variant_hash == hash) {

@@ -8,7 +8,7 @@
 //! - [`alphabeta`]: the alpha-beta baseline engine;
 //! - [`search_player`]: a checkpoint as a player (the self-play crate's search with a net that
 //!   the caller loads through a [`CheckpointLoader`]; this crate does not link libtorch);
-//! - [`matches`]: openings, games, parallel matches, [`GameRecord`]s, the match report;
+//! - [`matches`]: openings, games, parallel matches, [`MatchGame`]s, the match report;
 //! - [`store`]: the append-only results store `DIR/matches/*.jsonl` of a run directory;
 //! - [`ratings`]: Bradley–Terry maximum likelihood, bootstrap or likelihood intervals;
 //! - [`sprt`]: the sequential probability ratio test for gating;
@@ -41,7 +41,7 @@ pub mod values;
 
 pub use alphabeta::{AlphaBeta, AlphaBetaConfig, SearchResult};
 pub use matches::{
-    generate_openings, play_game, run_match, run_sprt_match, Adjudication, GameRecord, GameResult, MatchOptions,
+    generate_openings, play_game, run_match, run_sprt_match, Adjudication, GameResult, MatchGame, MatchOptions,
     MatchReport, Opening,
 };
 pub use player::{CheckpointLoader, Contestant, GameContext, LoadedCheckpoint, Player, PlayerSpec};

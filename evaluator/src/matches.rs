@@ -37,9 +37,9 @@ use crate::{
 };
 
 /// Called after every game with its record and the number of games finished so far.
-pub type Progress<'a> = dyn Fn(&GameRecord, usize) + Sync + 'a;
+pub type Progress<'a> = dyn Fn(&MatchGame, usize) + Sync + 'a;
 
-/// The format version of [`GameRecord`].
+/// The format version of [`MatchGame`].
 pub const RECORD_VERSION: u32 = 1;
 
 /// A game result, written as in PGN.
@@ -81,7 +81,7 @@ impl GameResult {
 
 /// One finished game: a line of the results store (`store.rs`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct GameRecord {
+pub struct MatchGame {
     /// [`RECORD_VERSION`].
     pub version: u32,
     /// Which match (batch) the game belongs to.
@@ -116,7 +116,7 @@ pub struct GameRecord {
     pub game: usize,
 }
 
-impl GameRecord {
+impl MatchGame {
     /// The points of player `name` in this game, if it played (and not against itself).
     pub fn score_of(&self, name: &str) -> Option<f64> {
         if self.blue == self.tan {
@@ -306,12 +306,12 @@ pub struct MatchReport {
     pub openings: usize,
     /// Games per end reason.
     pub reasons: BTreeMap<String, usize>,
-    pub records: Vec<GameRecord>,
+    pub records: Vec<MatchGame>,
 }
 
 impl MatchReport {
     /// Tallies `records` from `a`'s side (games not between `a` and `b` are ignored).
-    pub fn from_records(a: &str, b: &str, records: Vec<GameRecord>) -> MatchReport {
+    pub fn from_records(a: &str, b: &str, records: Vec<MatchGame>) -> MatchReport {
         let mut r = MatchReport {
             a: a.to_string(),
             b: b.to_string(),
@@ -423,7 +423,7 @@ pub fn run_sprt_match(
     loop {
         let end = (start + batch).min(options.games);
         let done = records.len();
-        let shifted = |r: &GameRecord, n: usize| {
+        let shifted = |r: &MatchGame, n: usize| {
             if let Some(p) = progress {
                 p(r, done + n)
             }
@@ -446,7 +446,7 @@ fn play_games(
     openings: &[Opening],
     games: std::ops::Range<usize>,
     progress: Option<&Progress<'_>>,
-) -> Result<Vec<GameRecord>, Error> {
+) -> Result<Vec<MatchGame>, Error> {
     if openings.is_empty() {
         return Err(Error::Match(format!("variant {} has no opening that does not end the game", variant.name)));
     }
@@ -457,7 +457,7 @@ fn play_games(
         Adjudication::Draw => None,
     };
     let finished = std::sync::atomic::AtomicUsize::new(0);
-    let play = |g: usize| -> Option<GameRecord> {
+    let play = |g: usize| -> Option<MatchGame> {
         if options.stopped() {
             return None;
         }
@@ -478,7 +478,7 @@ fn play_games(
             mix(options.seed, g as u64),
             options.record_moves,
         );
-        let record = GameRecord {
+        let record = MatchGame {
             version: RECORD_VERSION,
             match_id: match_id.clone(),
             variant: variant.name.clone(),
@@ -506,7 +506,7 @@ fn play_games(
         .num_threads(options.threads)
         .build()
         .map_err(|e| Error::Match(format!("cannot start the game threads: {e}")))?;
-    let played: Vec<Option<GameRecord>> = pool.install(|| games.into_par_iter().map(play).collect());
+    let played: Vec<Option<MatchGame>> = pool.install(|| games.into_par_iter().map(play).collect());
     if played.iter().all(Option::is_some) || options.partial_on_stop {
         Ok(played.into_iter().flatten().collect())
     } else {
@@ -704,7 +704,7 @@ mod tests {
         let (greedy, random) = (contestant("greedy", &v), contestant("random", &v));
         let options = MatchOptions { games: 400, seed: 5, threads: 2, record_moves: false, ..MatchOptions::default() };
         let seen = std::sync::atomic::AtomicUsize::new(0);
-        let progress = |_: &GameRecord, n: usize| {
+        let progress = |_: &MatchGame, n: usize| {
             seen.fetch_max(n, std::sync::atomic::Ordering::Relaxed);
         };
         let (report, status) =
@@ -717,10 +717,10 @@ mod tests {
 
     #[test]
     fn a_network_player_plays_matches() {
-        use fairyzero_model::evaluator::MockEvaluator;
+        use fairyzero_model::backend::MockBackend;
         let v = Variant::load("gardner").unwrap();
         let config = SearchPlayerConfig { simulations: 16, ..SearchPlayerConfig::default() };
-        let net = Contestant::search("checkpoints/mock@16", Some(5), Arc::new(MockEvaluator::material()), config);
+        let net = Contestant::search("checkpoints/mock@16", Some(5), Arc::new(MockBackend::material()), config);
         let options = MatchOptions { games: 4, seed: 2, threads: 2, move_cap: Some(40), ..MatchOptions::default() };
         let report = run_match(&v, &net, &contestant("random", &v), &options, None).unwrap();
         assert_eq!(report.games(), 4);

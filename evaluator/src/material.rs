@@ -16,7 +16,7 @@
 
 use std::{collections::BTreeMap, path::Path, sync::Arc};
 
-use fairyzero_model::evaluator::{EvalRequest, Evaluator};
+use fairyzero_model::backend::{Backend, EvalRequest};
 use fairyzero_rules::{Color, Move, MoveList, Piece, PieceType, Position, Square, Variant};
 use fairyzero_selfplay::record::{self, GameRecord};
 use nalgebra::{DMatrix, DVector};
@@ -251,7 +251,7 @@ struct Probe {
 /// the reference is always measured.
 pub fn probe_values(
     variant: &Arc<Variant>,
-    evaluator: &dyn Evaluator,
+    evaluator: &dyn Backend,
     games: &[GameRecord],
     pieces: Option<&[String]>,
     reference: &str,

@@ -10,7 +10,7 @@ use std::{
     sync::Arc,
 };
 
-use fairyzero_model::evaluator::Evaluator;
+use fairyzero_model::backend::Backend;
 use fairyzero_rules::{Move, MoveList, Outcome, Position, Variant};
 use rand::{Rng, RngCore};
 
@@ -274,7 +274,7 @@ impl fmt::Display for PlayerSpec {
 
 /// A network ready for search, loaded by the caller.
 pub struct LoadedCheckpoint {
-    pub evaluator: Arc<dyn Evaluator>,
+    pub evaluator: Arc<dyn Backend>,
     /// Training step, if known (otherwise read from the checkpoint's `header.json`).
     pub step: Option<u64>,
 }
@@ -319,7 +319,7 @@ impl Contestant {
     pub fn search(
         name: impl Into<String>,
         step: Option<u64>,
-        evaluator: Arc<dyn Evaluator>,
+        evaluator: Arc<dyn Backend>,
         config: SearchPlayerConfig,
     ) -> Contestant {
         Contestant::new(name, true, step, move || Box::new(SearchPlayer::new(Arc::clone(&evaluator), config.clone())))

@@ -21,7 +21,7 @@ use std::{
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    matches::GameRecord,
+    matches::MatchGame,
     player::PlayerSpec,
     ratings::{expected_score, rate_records, RatingOptions},
     store::{checkpoint_step, ResultStore},
@@ -136,11 +136,7 @@ pub fn resolve_step(run_dir: &Path, name: &str) -> Option<u64> {
 }
 
 /// Ratings and per-player statistics from `records`; `step_of` supplies steps the records lack.
-pub fn build_ranking(
-    records: &[GameRecord],
-    step_of: impl Fn(&str) -> Option<u64>,
-    options: &RatingOptions,
-) -> Ranking {
+pub fn build_ranking(records: &[MatchGame], step_of: impl Fn(&str) -> Option<u64>, options: &RatingOptions) -> Ranking {
     let ratings = rate_records(records, options);
     let mut steps: HashMap<&str, u64> = HashMap::new();
     for r in records {
@@ -324,7 +320,7 @@ mod tests {
         fs::write(dir.path().join("checkpoints/step-000200/header.json"), r#"{"training_step": 200}"#).unwrap();
         let mut games = Vec::new();
         let mut g = 0;
-        let mut add = |a: &str, b: &str, w: usize, l: usize, games: &mut Vec<GameRecord>| {
+        let mut add = |a: &str, b: &str, w: usize, l: usize, games: &mut Vec<MatchGame>| {
             for i in 0..w + l {
                 let r = if i < w { GameResult::BlueWins } else { GameResult::TanWins };
                 games.push(record(a, b, r, g));

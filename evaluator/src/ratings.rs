@@ -32,7 +32,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::matches::GameRecord;
+use crate::matches::MatchGame;
 
 /// Elo points per natural-log unit of strength.
 pub const ELO_PER_NAT: f64 = 400.0 / std::f64::consts::LN_10;
@@ -103,7 +103,7 @@ impl Ratings {
 }
 
 /// Rates the players of `records` (anchor `random` by default).
-pub fn rate_records(records: &[GameRecord], options: &RatingOptions) -> Ratings {
+pub fn rate_records(records: &[MatchGame], options: &RatingOptions) -> Ratings {
     let mut names: Vec<String> = Vec::new();
     let mut index = BTreeMap::new();
     let mut id = |n: &str, names: &mut Vec<String>| -> usize {

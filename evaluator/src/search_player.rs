@@ -1,9 +1,9 @@
-//! A checkpoint (or any [`Evaluator`]) as a player: the self-play crate's tree search with a
+//! A checkpoint (or any [`Backend`]) as a player: the self-play crate's tree search with a
 //! fixed simulation budget per move, no exploration noise, and tree reuse between moves.
 
 use std::sync::Arc;
 
-use fairyzero_model::evaluator::Evaluator;
+use fairyzero_model::backend::Backend;
 use fairyzero_rules::{Move, Position};
 use fairyzero_selfplay::{
     config::{CapResult, SearchKind},
@@ -38,14 +38,14 @@ impl SearchPlayerConfig {
 }
 
 pub struct SearchPlayer {
-    evaluator: Arc<dyn Evaluator>,
+    evaluator: Arc<dyn Backend>,
     config: SearchPlayerConfig,
     search: Option<Search>,
     cap_ply: u32,
 }
 
 impl SearchPlayer {
-    pub fn new(evaluator: Arc<dyn Evaluator>, config: SearchPlayerConfig) -> SearchPlayer {
+    pub fn new(evaluator: Arc<dyn Backend>, config: SearchPlayerConfig) -> SearchPlayer {
         SearchPlayer { evaluator, config, search: None, cap_ply: u32::MAX }
     }
 
@@ -99,7 +99,7 @@ impl Player for SearchPlayer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fairyzero_model::evaluator::MockEvaluator;
+    use fairyzero_model::backend::MockBackend;
     use fairyzero_rules::{MoveList, Variant};
 
     #[test]
@@ -107,7 +107,7 @@ mod tests {
         let v = Variant::load("chess").unwrap();
         let mut pos = Position::from_fen(Arc::clone(&v), "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1").unwrap();
         let config = SearchPlayerConfig { simulations: 200, params: SearchParams::puct() };
-        let mut p = SearchPlayer::new(Arc::new(MockEvaluator::material()), config);
+        let mut p = SearchPlayer::new(Arc::new(MockBackend::material()), config);
         p.new_game(&pos, &GameContext { cap_ply: u32::MAX });
         let mut legal = MoveList::new();
         pos.legal_moves(&mut legal);

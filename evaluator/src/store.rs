@@ -1,4 +1,4 @@
-//! The results store of a run directory: `DIR/matches/*.jsonl`, one [`GameRecord`] per line.
+//! The results store of a run directory: `DIR/matches/*.jsonl`, one [`MatchGame`] per line.
 //!
 //! - Append-only: every batch of games (a match, a gating round) becomes one new file named
 //!   `<unix-ms>-<pid>-<n>-<label>.jsonl`; files are never rewritten.
@@ -20,7 +20,7 @@ use std::{
     time::{SystemTime, UNIX_EPOCH},
 };
 
-use crate::{matches::GameRecord, Error};
+use crate::{matches::MatchGame, Error};
 
 /// The store's folder inside a run directory.
 pub const MATCHES_DIR: &str = "matches";
@@ -33,7 +33,7 @@ pub struct ResultStore {
 /// What [`ResultStore::load`] found.
 #[derive(Clone, Debug, Default)]
 pub struct StoredResults {
-    pub records: Vec<GameRecord>,
+    pub records: Vec<MatchGame>,
     pub files: usize,
     /// `file:line: problem` for every line that was skipped.
     pub problems: Vec<String>,
@@ -63,7 +63,7 @@ impl ResultStore {
     }
 
     /// Writes `records` as one new batch file; `label` (sanitised) ends its name.
-    pub fn append(&self, records: &[GameRecord], label: &str) -> Result<PathBuf, Error> {
+    pub fn append(&self, records: &[MatchGame], label: &str) -> Result<PathBuf, Error> {
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let io = |path: &Path| {
             let path = path.display().to_string();
@@ -131,7 +131,7 @@ impl ResultStore {
                 if line.trim().is_empty() {
                     continue;
                 }
-                match serde_json::from_str::<GameRecord>(line) {
+                match serde_json::from_str::<MatchGame>(line) {
                     Ok(r) => out.records.push(r),
                     Err(e) => out.problems.push(format!("{}:{}: {e}", file.display(), i + 1)),
                 }
@@ -167,8 +167,8 @@ pub(crate) mod tests {
     use super::*;
     use crate::matches::{GameResult, RECORD_VERSION};
 
-    pub(crate) fn record(blue: &str, tan: &str, result: GameResult, game: usize) -> GameRecord {
-        GameRecord {
+    pub(crate) fn record(blue: &str, tan: &str, result: GameResult, game: usize) -> MatchGame {
+        MatchGame {
             version: RECORD_VERSION,
             match_id: "m".into(),
             variant: "gardner".into(),

@@ -149,7 +149,7 @@ betza = "QN"
 #[test]
 fn probe_and_fit_on_selfplay_records() {
     use fairyzero_evaluator::material::{fit_values, load_games, probe_values, MaterialOptions};
-    use fairyzero_model::MockEvaluator;
+    use fairyzero_model::MockBackend;
     use fairyzero_selfplay::{run_selfplay, RunOptions, SelfPlayConfig};
 
     let t = Instant::now();
@@ -165,7 +165,7 @@ fn probe_and_fit_on_selfplay_records() {
     };
     let options =
         RunOptions { games: 160, seed: 7, net: "mock".into(), out_dir: Some(games_dir.clone()), progress: false };
-    let mock = MockEvaluator::material();
+    let mock = MockBackend::material();
     run_selfplay(&v, &config, &mock, &options, &std::sync::atomic::AtomicBool::new(false), |_| {}).unwrap();
     // A broken file beside the games is skipped, not fatal.
     std::fs::write(games_dir.join("zz-broken.games.zst"), b"not zstd").unwrap();

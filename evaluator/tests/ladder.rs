@@ -10,7 +10,7 @@
 use std::{sync::Arc, time::Instant};
 
 use fairyzero_evaluator::{
-    rate_records, run_match, CiMethod, Contestant, GameRecord, MatchOptions, PlayerSpec, RatingOptions, Ratings,
+    rate_records, run_match, CiMethod, Contestant, MatchGame, MatchOptions, PlayerSpec, RatingOptions, Ratings,
     SearchPlayerConfig,
 };
 use fairyzero_rules::Variant;
@@ -19,7 +19,7 @@ fn contestant(spec: &str, v: &Arc<Variant>) -> Contestant {
     PlayerSpec::parse(spec).unwrap().contestant(v, None, &SearchPlayerConfig::default()).unwrap()
 }
 
-fn play(v: &Arc<Variant>, a: &Contestant, b: &Contestant, games: usize, seed: u64) -> Vec<GameRecord> {
+fn play(v: &Arc<Variant>, a: &Contestant, b: &Contestant, games: usize, seed: u64) -> Vec<MatchGame> {
     let distinct_players = a.name.split('#').next() != b.name.split('#').next();
     let options =
         MatchOptions { games, seed, random_plies: 4, move_cap: Some(30), threads: 0, ..MatchOptions::default() };

@@ -6,7 +6,7 @@
 
 use std::sync::atomic::AtomicBool;
 
-use fairyzero_model::evaluator::MockEvaluator;
+use fairyzero_model::backend::MockBackend;
 use fairyzero_rules::Variant;
 use fairyzero_selfplay::{config::SearchKind, run_selfplay, RunOptions, SelfPlayConfig};
 
@@ -27,8 +27,7 @@ fn main() {
     };
     let options =
         RunOptions { games: arg(5, "32").parse().unwrap(), seed: 1, net: "mock".into(), out_dir: None, progress: true };
-    let summary =
-        run_selfplay(&variant, &config, &MockEvaluator::material(), &options, &AtomicBool::new(false), |_| {})
-            .expect("self-play");
+    let summary = run_selfplay(&variant, &config, &MockBackend::material(), &options, &AtomicBool::new(false), |_| {})
+        .expect("self-play");
     println!("{summary}");
 }

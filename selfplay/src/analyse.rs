@@ -7,7 +7,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use fairyzero_model::evaluator::Evaluator;
+use fairyzero_model::backend::Backend;
 use fairyzero_rules::{Color, Move, Outcome, Position};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -63,12 +63,12 @@ pub struct Analysis {
 /// A single-game search driver.
 pub struct Analyzer<'a> {
     search: Search,
-    evaluator: &'a dyn Evaluator,
+    evaluator: &'a dyn Backend,
 }
 
 impl<'a> Analyzer<'a> {
     /// Analyses `pos` (its history counts for repetition rules).
-    pub fn new(pos: Position, params: SearchParams, evaluator: &'a dyn Evaluator) -> Analyzer<'a> {
+    pub fn new(pos: Position, params: SearchParams, evaluator: &'a dyn Backend) -> Analyzer<'a> {
         let adjudicator = Analyzer::adjudicator();
         Analyzer { search: Search::new(pos, params, adjudicator, ChaCha8Rng::seed_from_u64(0)), evaluator }
     }

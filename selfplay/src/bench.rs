@@ -6,7 +6,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use fairyzero_model::evaluator::{EvalRequest, Evaluator};
+use fairyzero_model::backend::{Backend, EvalRequest};
 use fairyzero_rules::{MoveList, Position, Variant};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -35,7 +35,7 @@ pub fn sample_positions(variant: &Arc<Variant>, n: usize, seed: u64) -> Vec<(Pos
 
 /// Positions per second of `evaluator` on batches of `batch` positions, measured for about
 /// `duration` after one warm-up call.
-pub fn raw_throughput(evaluator: &dyn Evaluator, variant: &Arc<Variant>, batch: usize, duration: Duration) -> f64 {
+pub fn raw_throughput(evaluator: &dyn Backend, variant: &Arc<Variant>, batch: usize, duration: Duration) -> f64 {
     let positions = sample_positions(variant, batch.max(1), 7);
     let requests: Vec<EvalRequest<'_>> = positions.iter().map(|(p, m)| EvalRequest { position: p, moves: m }).collect();
     evaluator.evaluate(&requests);

@@ -4,7 +4,7 @@
 //! - [`search`]: PUCT (AlphaZero) and Gumbel AlphaZero over one game, driven step by step so
 //!   that the leaves of many games share one evaluator batch; tree reuse between moves.
 //! - [`runner`]: `threads` workers, each driving many [`game::SelfPlayGame`]s and calling the
-//!   blocking [`Evaluator`](fairyzero_model::evaluator::Evaluator) with one batch at a time.
+//!   blocking [`Backend`](fairyzero_model::backend::Backend) with one batch at a time.
 //! - [`analyse`]: one position at a time with node/time limits and a stop flag.
 //! - [`record`]: versioned, compressed, atomically written chunk files; replay rebuilds the
 //!   training positions. [`export`] prints games and exports PGN.
@@ -12,18 +12,18 @@
 //!   counts a user may ask for.
 //! - [`bench`]: the evaluator's raw throughput, the reference for self-play's.
 //!
-//! The crate has no libtorch dependency: the network comes in through the `Evaluator` trait,
-//! and the tests use `MockEvaluator`.
+//! The crate has no libtorch dependency: the network comes in through the `Backend` trait,
+//! and the tests use `MockBackend`.
 //!
 //! ```
-//! use fairyzero_model::evaluator::MockEvaluator;
+//! use fairyzero_model::backend::MockBackend;
 //! use fairyzero_rules::{Position, Variant};
 //! use fairyzero_selfplay::analyse::{Analyzer, Limits};
 //! use fairyzero_selfplay::search::SearchParams;
 //! use std::sync::atomic::AtomicBool;
 //!
 //! let pos = Position::from_fen(Variant::load("chess").unwrap(), "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1").unwrap();
-//! let mock = MockEvaluator::uniform();
+//! let mock = MockBackend::uniform();
 //! let mut analyzer = Analyzer::new(pos, SearchParams::puct(), &mock);
 //! let analysis = analyzer.go(&Limits { nodes: 300, time: None }, &AtomicBool::new(false));
 //! assert_eq!(analysis.best.as_deref(), Some("a1a8"));

@@ -15,7 +15,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use fairyzero_model::evaluator::{EvalRequest, Evaluation, Evaluator};
+use fairyzero_model::backend::{Backend, EvalRequest, Evaluation};
 use fairyzero_rules::Variant;
 
 use crate::{
@@ -57,7 +57,7 @@ struct BusyClock {
 }
 
 struct Shared<'a> {
-    evaluator: &'a dyn Evaluator,
+    evaluator: &'a dyn Backend,
     start: GameStart,
     config: Arc<SelfPlayConfig>,
     options: &'a RunOptions,
@@ -273,7 +273,7 @@ impl Summary {
         wait / total.max(1e-9)
     }
 
-    /// Evaluator throughput while busy: positions per second of evaluator-busy time.
+    /// Backend throughput while busy: positions per second of evaluator-busy time.
     pub fn evaluator_positions_per_busy_sec(&self) -> f64 {
         self.evaluated() as f64 / self.evaluator_busy.as_secs_f64().max(1e-9)
     }
@@ -329,7 +329,7 @@ impl fmt::Display for Summary {
 pub fn run_selfplay(
     variant: &Arc<Variant>,
     config: &SelfPlayConfig,
-    evaluator: &dyn Evaluator,
+    evaluator: &dyn Backend,
     options: &RunOptions,
     stop: &AtomicBool,
     on_game: impl FnMut(&GameRecord),
@@ -342,7 +342,7 @@ pub fn run_selfplay(
 pub fn run_selfplay_until(
     variant: &Arc<Variant>,
     config: &SelfPlayConfig,
-    evaluator: &dyn Evaluator,
+    evaluator: &dyn Backend,
     options: &RunOptions,
     stop: &[&AtomicBool],
     mut on_game: impl FnMut(&GameRecord),
@@ -433,19 +433,19 @@ pub fn run_selfplay_until(
 mod tests {
     use std::sync::atomic::AtomicUsize;
 
-    use fairyzero_model::evaluator::{EvaluatorInfo, MockEvaluator};
+    use fairyzero_model::backend::{BackendInfo, MockBackend};
 
     use super::*;
 
     /// The mock, raising a stop flag at its `stop_at`-th batch (as a signal handler would).
     struct StoppingEvaluator<'a> {
-        inner: MockEvaluator,
+        inner: MockBackend,
         batches: AtomicUsize,
         stop_at: usize,
         stop: &'a AtomicBool,
     }
 
-    impl Evaluator for StoppingEvaluator<'_> {
+    impl Backend for StoppingEvaluator<'_> {
         fn evaluate(&self, batch: &[EvalRequest<'_>]) -> Vec<Evaluation> {
             if self.batches.fetch_add(1, Ordering::SeqCst) + 1 == self.stop_at {
                 self.stop.store(true, Ordering::SeqCst);
@@ -453,7 +453,7 @@ mod tests {
             self.inner.evaluate(batch)
         }
 
-        fn info(&self) -> EvaluatorInfo {
+        fn info(&self) -> BackendInfo {
             self.inner.info()
         }
     }
@@ -472,12 +472,8 @@ mod tests {
         };
         let options = RunOptions { games: 1000, seed: 7, net: "mock".into(), out_dir: None, progress: false };
         let stop = AtomicBool::new(false);
-        let evaluator = StoppingEvaluator {
-            inner: MockEvaluator::uniform(),
-            batches: AtomicUsize::new(0),
-            stop_at: 20,
-            stop: &stop,
-        };
+        let evaluator =
+            StoppingEvaluator { inner: MockBackend::uniform(), batches: AtomicUsize::new(0), stop_at: 20, stop: &stop };
         let own_flag = AtomicBool::new(false);
         let summary = run_selfplay_until(&variant, &config, &evaluator, &options, &[&own_flag, &stop], |_| {}).unwrap();
         // Games that ended at the stop are not replaced, so up to the 8 in flight are dropped.

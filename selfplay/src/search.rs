@@ -17,7 +17,7 @@
 
 use std::sync::Arc;
 
-use fairyzero_model::evaluator::{EvalRequest, Evaluation};
+use fairyzero_model::backend::{EvalRequest, Evaluation};
 use fairyzero_rules::{Color, EndReason, Move, MoveList, Outcome, Position, Variant};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -373,14 +373,14 @@ impl Search {
     }
 
     /// Runs the search to completion with `evaluator`, one search at a time (analysis, tests).
-    pub fn run(&mut self, evaluator: &dyn fairyzero_model::evaluator::Evaluator) {
+    pub fn run(&mut self, evaluator: &dyn fairyzero_model::backend::Backend) {
         while !self.is_done() {
             self.step(evaluator);
         }
     }
 
     /// One gather / evaluate / apply round.
-    pub fn step(&mut self, evaluator: &dyn fairyzero_model::evaluator::Evaluator) {
+    pub fn step(&mut self, evaluator: &dyn fairyzero_model::backend::Backend) {
         if self.gather() > 0 {
             let mut requests = Vec::with_capacity(self.pending.len());
             self.requests(&mut requests);

@@ -7,7 +7,7 @@ mod common;
 use std::{fmt::Write, sync::atomic::AtomicBool};
 
 use common::variant;
-use fairyzero_model::evaluator::MockEvaluator;
+use fairyzero_model::backend::MockBackend;
 use fairyzero_selfplay::{config::SearchKind, record::GameRecord, run_selfplay, RunOptions, SelfPlayConfig};
 
 fn game_text(game: &GameRecord) -> String {
@@ -42,7 +42,7 @@ fn check(kind: SearchKind, name: &str) {
     };
     let options = RunOptions { games: 1, seed: 2024, net: "mock".into(), out_dir: None, progress: false };
     let mut games = Vec::new();
-    run_selfplay(&variant("gardner"), &config, &MockEvaluator::material(), &options, &AtomicBool::new(false), |g| {
+    run_selfplay(&variant("gardner"), &config, &MockBackend::material(), &options, &AtomicBool::new(false), |g| {
         games.push(g.clone())
     })
     .unwrap();

@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use fairyzero_model::evaluator::{EvalRequest, Evaluation, Evaluator, EvaluatorInfo, MockEvaluator};
+use fairyzero_model::backend::{Backend, BackendInfo, EvalRequest, Evaluation, MockBackend};
 use fairyzero_rules::{Color, MoveList, Position};
 use fairyzero_selfplay::{
     config::{CapResult, SearchKind},
@@ -19,7 +19,7 @@ fn both() -> [SearchParams; 2] {
 }
 
 fn best(pos: &Position, params: SearchParams, sims: u32) -> String {
-    let s = searched(pos, params, uncapped(), sims, &MockEvaluator::uniform());
+    let s = searched(pos, params, uncapped(), sims, &MockBackend::uniform());
     pos.move_to_string(&s.best_move().unwrap())
 }
 
@@ -50,7 +50,7 @@ fn parries_a_mate_threat() {
     let pos = position("chess", "6k1/5ppp/8/8/8/8/8/R5K1 b - - 0 1");
     for params in both() {
         let kind = params.kind;
-        let s = searched(&pos, params, uncapped(), 2000, &MockEvaluator::uniform());
+        let s = searched(&pos, params, uncapped(), 2000, &MockBackend::uniform());
         let mut after = pos.clone();
         after.make(s.best_move().unwrap());
         let blue_mates = minimax(&mut after.clone(), &capped(&after, 1));
@@ -69,7 +69,7 @@ fn root_values_converge_to_minimax() {
         // Tan to move is mated within 4 plies whatever it does: minimax -1.
         ("gardner", "4k/5/2K2/5/Q4 b - - 0 1", 4),
     ];
-    let mock = MockEvaluator::uniform();
+    let mock = MockBackend::uniform();
     for (variant, fen, plies) in cases {
         let mut pos = position(variant, fen);
         let adj = capped(&pos, plies);
@@ -116,7 +116,7 @@ fn gumbel_with_tiny_budgets_is_sound() {
     let mut positions = sample_positions("chess", false, 12, 1);
     positions.extend(sample_positions("scirocco", true, 12, 2));
     positions.extend(sample_positions("scirocco", false, 6, 3));
-    let mock = MockEvaluator::material();
+    let mock = MockBackend::material();
     for (i, pos) in positions.iter().enumerate() {
         let mut legal = MoveList::new();
         pos.clone().legal_moves(&mut legal);
@@ -139,7 +139,7 @@ fn gumbel_with_tiny_budgets_is_sound() {
 #[test]
 fn visit_counts_equal_simulations() {
     let positions = sample_positions("chess", false, 4, 7);
-    let mock = MockEvaluator::material();
+    let mock = MockBackend::material();
     for pos in &positions {
         for params in both() {
             for leaves in [1, 4] {
@@ -161,7 +161,7 @@ fn visit_counts_equal_simulations() {
 #[test]
 fn tree_reuse_keeps_the_subtree() {
     let pos = Position::start(variant("chess"));
-    let mock = MockEvaluator::material();
+    let mock = MockBackend::material();
     for params in both() {
         let mut s = search(pos.clone(), params, uncapped(), 5);
         s.begin(SearchOptions::exact(400));
@@ -187,7 +187,7 @@ fn tree_reuse_keeps_the_subtree() {
 #[test]
 fn dirichlet_noise_changes_priors_only_at_the_root_and_only_for_one_search() {
     let pos = Position::start(variant("chess"));
-    let mock = MockEvaluator::uniform();
+    let mock = MockBackend::uniform();
     let mut s = search(pos, SearchParams::puct(), uncapped(), 3);
     s.begin(SearchOptions { simulations: 50, dirichlet: Some((0.3, 0.25)), gumbel_noise: false });
     s.run(&mock);
@@ -202,8 +202,8 @@ fn dirichlet_noise_changes_priors_only_at_the_root_and_only_for_one_search() {
 }
 
 /// Prefers to keep its material: makes the match test's games meaningful.
-fn material() -> MockEvaluator {
-    MockEvaluator::material()
+fn material() -> MockBackend {
+    MockBackend::material()
 }
 
 /// Plays one game between two search budgets; returns the score of `strong` (1, 0.5, 0).
@@ -262,17 +262,17 @@ fn more_simulations_win_a_match() {
 
 /// Counts the batches it is given.
 struct Counting {
-    inner: MockEvaluator,
+    inner: MockBackend,
     calls: std::sync::Mutex<Vec<usize>>,
 }
 
-impl Evaluator for Counting {
+impl Backend for Counting {
     fn evaluate(&self, batch: &[EvalRequest<'_>]) -> Vec<Evaluation> {
         self.calls.lock().unwrap().push(batch.len());
         self.inner.evaluate(batch)
     }
 
-    fn info(&self) -> EvaluatorInfo {
+    fn info(&self) -> BackendInfo {
         self.inner.info()
     }
 }
@@ -280,7 +280,7 @@ impl Evaluator for Counting {
 #[test]
 fn virtual_loss_gathers_several_leaves_per_batch() {
     let pos = Position::start(variant("chess"));
-    let counting = Counting { inner: MockEvaluator::material(), calls: Default::default() };
+    let counting = Counting { inner: MockBackend::material(), calls: Default::default() };
     let params = SearchParams { leaves_per_round: 8, ..SearchParams::puct() };
     let s = searched(&pos, params, uncapped(), 200, &counting);
     let calls = counting.calls.lock().unwrap();

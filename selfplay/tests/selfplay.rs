@@ -9,7 +9,7 @@ use std::{
 };
 
 use common::variant;
-use fairyzero_model::evaluator::{EvalRequest, Evaluation, Evaluator, EvaluatorInfo, MockEvaluator};
+use fairyzero_model::backend::{Backend, BackendInfo, EvalRequest, Evaluation, MockBackend};
 use fairyzero_selfplay::{
     config::{PlayoutCapConfig, SearchKind, SelfPlayConfig, SetupMode},
     export,
@@ -42,10 +42,9 @@ fn run(
     let options =
         RunOptions { games, seed, net: "mock".into(), out_dir: out.map(|p| p.to_path_buf()), progress: false };
     let mut seen = Vec::new();
-    let summary = run_selfplay(&v, config, &MockEvaluator::material(), &options, &AtomicBool::new(false), |g| {
-        seen.push(g.clone())
-    })
-    .unwrap();
+    let summary =
+        run_selfplay(&v, config, &MockBackend::material(), &options, &AtomicBool::new(false), |g| seen.push(g.clone()))
+            .unwrap();
     seen.sort_by_key(|g| g.seed);
     (summary, seen)
 }
@@ -227,17 +226,17 @@ fn replay_refuses_another_variant() {
 
 /// Records the batch sizes it is given.
 struct Recording {
-    inner: MockEvaluator,
+    inner: MockBackend,
     batches: Mutex<Vec<usize>>,
 }
 
-impl Evaluator for Recording {
+impl Backend for Recording {
     fn evaluate(&self, batch: &[EvalRequest<'_>]) -> Vec<Evaluation> {
         self.batches.lock().unwrap().push(batch.len());
         self.inner.evaluate(batch)
     }
 
-    fn info(&self) -> EvaluatorInfo {
+    fn info(&self) -> BackendInfo {
         self.inner.info()
     }
 }
@@ -245,7 +244,7 @@ impl Evaluator for Recording {
 #[test]
 fn leaves_of_many_games_share_batches() {
     let config = SelfPlayConfig { games_in_parallel: 16, threads: 2, ..small(SearchKind::Gumbel) };
-    let eval = Recording { inner: MockEvaluator::material(), batches: Mutex::default() };
+    let eval = Recording { inner: MockBackend::material(), batches: Mutex::default() };
     let options = RunOptions { games: 32, seed: 4, net: "mock".into(), out_dir: None, progress: false };
     let summary = run_selfplay(&variant("gardner"), &config, &eval, &options, &AtomicBool::new(false), |_| {}).unwrap();
     let batches = eval.batches.lock().unwrap();

@@ -4,11 +4,12 @@
 
 use std::{sync::Arc, time::Instant};
 
-use fairyzero_model::{
-    net::{loss, Targets},
-    Device, Net, NetInput, StandardEncoding,
-};
+use fairyzero_model::StandardEncoding;
 use fairyzero_rules::{MoveList, Position, Variant};
+use fairyzero_torch::{
+    net::{loss, Targets},
+    Device, Net, NetInput,
+};
 use fairyzero_trainer::{config::TrainConfig, learner::Learner, replay::TrainBatch};
 use rand::{seq::SliceRandom, SeedableRng};
 

@@ -23,10 +23,10 @@ use std::{
     time::{SystemTime, UNIX_EPOCH},
 };
 
-use fairyzero_evaluator::GameRecord as MatchRecord;
-use fairyzero_model::{checkpoint, optim::AdamW, Net};
+use fairyzero_evaluator::MatchGame;
 use fairyzero_rules::Variant;
 use fairyzero_selfplay::record::{read_chunk, write_chunk, GameRecord, CHUNK_SUFFIX};
+use fairyzero_torch::{checkpoint, optim::AdamW, Net};
 use serde::{Deserialize, Serialize};
 
 use crate::store::{materialize, Store, StoreError};
@@ -455,7 +455,7 @@ pub fn game_identity(g: &GameRecord) -> (u64, usize, String) {
 
 /// Publishes match records as `matches/<label>.jsonl`. Returns false if that evaluation was
 /// already stored.
-pub fn publish_matches(store: &dyn Store, label: &str, records: &[MatchRecord]) -> Result<bool, StoreError> {
+pub fn publish_matches(store: &dyn Store, label: &str, records: &[MatchGame]) -> Result<bool, StoreError> {
     let mut text = String::new();
     for r in records {
         text.push_str(&serde_json::to_string(r).expect("match records serialise"));
@@ -477,7 +477,7 @@ pub fn match_key(label: &str) -> String {
 }
 
 /// Match records with their line numbers, and `key:line: problem` for unreadable lines.
-pub type MatchLines = (Vec<(usize, MatchRecord)>, Vec<String>);
+pub type MatchLines = (Vec<(usize, MatchGame)>, Vec<String>);
 
 /// The records of one match file (see [`MatchLines`]).
 pub fn read_match_file(store: &dyn Store, key: &str) -> Result<MatchLines, StoreError> {
@@ -489,7 +489,7 @@ pub fn read_match_file(store: &dyn Store, key: &str) -> Result<MatchLines, Store
         if line.trim().is_empty() {
             continue;
         }
-        match serde_json::from_str::<MatchRecord>(line) {
+        match serde_json::from_str::<MatchGame>(line) {
             Ok(r) => records.push((i + 1, r)),
             Err(e) => problems.push(format!("{key}:{}: {e}", i + 1)),
         }
@@ -498,7 +498,7 @@ pub fn read_match_file(store: &dyn Store, key: &str) -> Result<MatchLines, Store
 }
 
 /// Every stored match record.
-pub fn read_all_matches(store: &dyn Store) -> Result<(Vec<MatchRecord>, Vec<String>), StoreError> {
+pub fn read_all_matches(store: &dyn Store) -> Result<(Vec<MatchGame>, Vec<String>), StoreError> {
     let mut all = Vec::new();
     let mut problems = Vec::new();
     for o in store.list(MATCHES_DIR)? {

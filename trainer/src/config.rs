@@ -613,10 +613,10 @@ fn check_opponent(o: &str) -> Result<(), String> {
 }
 
 /// `auto`, `cpu`, `cuda`, `cuda:N`.
-pub fn parse_device(text: &str) -> Result<fairyzero_model::Device, String> {
-    use fairyzero_model::Device;
+pub fn parse_device(text: &str) -> Result<fairyzero_torch::Device, String> {
+    use fairyzero_torch::Device;
     match text {
-        "auto" => Ok(fairyzero_model::default_device()),
+        "auto" => Ok(fairyzero_torch::default_device()),
         "cpu" => Ok(Device::Cpu),
         "cuda" => Ok(Device::Cuda(0)),
         _ => match text.strip_prefix("cuda:").and_then(|n| n.parse::<usize>().ok()) {

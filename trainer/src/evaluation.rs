@@ -19,8 +19,8 @@ use fairyzero_evaluator::{
     run_match, run_sprt_match, CheckpointLoader, Contestant, LoadedCheckpoint, MatchOptions, MatchReport, PlayerSpec,
     RatingOptions, SearchPlayerConfig, SprtParams, SprtStatus,
 };
-use fairyzero_model::{Device, TorchEvaluator, TorchEvaluatorOptions};
 use fairyzero_rules::Variant;
+use fairyzero_torch::{Device, TorchBackend, TorchBackendOptions};
 use serde::Serialize;
 
 use crate::{
@@ -46,12 +46,12 @@ impl CheckpointLoader for StoreLoader {
         let manifest =
             manifests.iter().find(|m| m.name == name).ok_or_else(|| format!("no checkpoint {name} in the store"))?;
         let dir = artifacts::checkpoint_dir(self.store.as_ref(), manifest, &self.cache)?;
-        let options = TorchEvaluatorOptions {
+        let options = TorchBackendOptions {
             max_batch: self.max_batch.max(1),
             threads: self.inference_threads,
-            ..TorchEvaluatorOptions::default()
+            ..TorchBackendOptions::default()
         };
-        let eval = TorchEvaluator::from_checkpoint(&dir, Arc::clone(variant), None, self.device, options)
+        let eval = TorchBackend::from_checkpoint(&dir, Arc::clone(variant), None, self.device, options)
             .map_err(|e| e.to_string())?;
         Ok(LoadedCheckpoint { evaluator: Arc::new(eval), step: Some(manifest.step) })
     }
@@ -134,7 +134,7 @@ impl MatchSummary {
 }
 
 /// Plays (or finds in the store) matches for the run.
-pub struct Evaluator<'a> {
+pub struct CheckpointMatches<'a> {
     pub variant: Arc<Variant>,
     pub store: Arc<dyn Store>,
     pub loader: &'a StoreLoader,
@@ -145,7 +145,7 @@ pub struct Evaluator<'a> {
     pub stop: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
-impl Evaluator<'_> {
+impl CheckpointMatches<'_> {
     fn search(&self) -> SearchPlayerConfig {
         SearchPlayerConfig::default()
     }

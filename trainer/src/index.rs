@@ -5,7 +5,7 @@
 
 use std::{collections::HashSet, path::Path};
 
-use fairyzero_evaluator::GameRecord as MatchRecord;
+use fairyzero_evaluator::MatchGame;
 use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::{
@@ -283,7 +283,7 @@ fn insert_match_game(
     tx: &rusqlite::Transaction<'_>,
     file: &str,
     line: usize,
-    r: &MatchRecord,
+    r: &MatchGame,
 ) -> rusqlite::Result<usize> {
     let result = serde_json::to_value(r.result).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
     tx.execute(

@@ -3,7 +3,7 @@
 //! cross-entropy), AdamW with decoupled weight decay, the learning-rate schedule and gradient
 //! clipping.
 
-use fairyzero_model::{
+use fairyzero_torch::{
     net::{loss, move_log_softmax, Targets},
     optim::{AdamW, AdamWConfig},
     Net, NetInput,

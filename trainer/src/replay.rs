@@ -211,7 +211,7 @@ impl Sampler<'_> {
 
 #[cfg(test)]
 mod tests {
-    use fairyzero_model::evaluator::MockEvaluator;
+    use fairyzero_model::backend::MockBackend;
     use fairyzero_selfplay::{run_selfplay, RunOptions, SelfPlayConfig};
     use rand::SeedableRng;
     use std::sync::atomic::AtomicBool;
@@ -222,7 +222,7 @@ mod tests {
         let config = SelfPlayConfig { simulations: 4, games_in_parallel: 4, threads: 1, ..SelfPlayConfig::default() };
         let options = RunOptions { games: n, seed: 3, net: "mock".into(), out_dir: None, progress: false };
         let mut out = Vec::new();
-        run_selfplay(variant, &config, &MockEvaluator::uniform(), &options, &AtomicBool::new(false), |g| {
+        run_selfplay(variant, &config, &MockBackend::uniform(), &options, &AtomicBool::new(false), |g| {
             out.push(g.clone())
         })
         .unwrap();

@@ -31,11 +31,10 @@ use std::{
 
 use anyhow::{bail, Context};
 use fairyzero_evaluator::Contestant;
-use fairyzero_model::{
-    checkpoint, synthetic::load_variant, Net, StandardEncoding, TorchEvaluator, TorchEvaluatorOptions,
-};
+use fairyzero_model::{synthetic::load_variant, StandardEncoding};
 use fairyzero_rules::Variant;
 use fairyzero_selfplay::{run_selfplay_until, GameRecord, RunOptions, Summary};
+use fairyzero_torch::{checkpoint, Net, TorchBackend, TorchBackendOptions};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -45,7 +44,7 @@ use serde_json::json;
 use crate::{
     artifacts::{self, CheckpointManifest, TrainerState},
     config::{absolute, parse_device, Gating, MirrorMode, RunConfig},
-    evaluation::{checkpoint_player, previous_evaluated, Evaluator, MatchSummary, StoreLoader},
+    evaluation::{checkpoint_player, previous_evaluated, CheckpointMatches, MatchSummary, StoreLoader},
     index::Index,
     learner::{Learner, StepStats},
     lock::RunLock,
@@ -252,7 +251,7 @@ impl Status {
 struct Loop {
     config: RunConfig,
     variant: Arc<Variant>,
-    device: fairyzero_model::Device,
+    device: fairyzero_torch::Device,
     scratch: PathBuf,
     store: Arc<dyn Store>,
     worker: String,
@@ -309,7 +308,7 @@ fn train_loop(
     stop: &AtomicBool,
 ) -> Vec<StepStats> {
     if job.threads > 0 {
-        tch::set_num_threads(job.threads as i32);
+        fairyzero_torch::set_threads(job.threads);
     }
     let t0 = Instant::now();
     let mut all: Vec<StepStats> = Vec::new();
@@ -443,14 +442,11 @@ impl Loop {
         Ok(checkpoint::load(&dir, Arc::clone(&self.variant), Some(learner.net.config()), self.device, false)?.net)
     }
 
-    fn selfplay_evaluator(&self, net: Net) -> TorchEvaluator {
+    fn selfplay_backend(&self, net: Net) -> TorchBackend {
         let sp = &self.config.selfplay;
         let per_batch = (sp.games_in_parallel / sp.threads.max(1) * sp.leaves_per_game).max(1) as usize;
         let threads = (self.config.output.inference_threads > 0).then_some(self.config.output.inference_threads);
-        TorchEvaluator::new(
-            net,
-            TorchEvaluatorOptions { max_batch: per_batch, threads, ..TorchEvaluatorOptions::default() },
-        )
+        TorchBackend::new(net, TorchBackendOptions { max_batch: per_batch, threads, ..TorchBackendOptions::default() })
     }
 
     fn loader(&self) -> StoreLoader {
@@ -503,7 +499,7 @@ impl Loop {
     /// `stop` is the iteration's own (time budget, failure); `interrupt` the signal's.
     fn selfplay(
         &mut self,
-        evaluator: &TorchEvaluator,
+        backend: &TorchBackend,
         stop: &AtomicBool,
         interrupt: &AtomicBool,
         gate: &TrainGate,
@@ -555,7 +551,7 @@ impl Loop {
                     stop.store(true, Ordering::Relaxed);
                 }
             };
-            run_selfplay_until(&variant, &sp_config, evaluator, &options, &[stop, interrupt], &mut on_game)?
+            run_selfplay_until(&variant, &sp_config, backend, &options, &[stop, interrupt], &mut on_game)?
         };
         self.status.set(true, String::new());
         if let Some(e) = failure {
@@ -596,7 +592,7 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
     let variant = load_variant(&config.variant).with_context(|| format!("loading the variant {}", config.variant))?;
     let device = parse_device(&config.device).map_err(anyhow::Error::msg)?;
     // Before anything is written: libtorch would panic on the first tensor.
-    fairyzero_model::require_device(device).with_context(|| format!("device = {:?}", config.device))?;
+    fairyzero_torch::require_device(device).with_context(|| format!("device = {:?}", config.device))?;
     let run_dir = absolute(&config.run_dir);
     std::fs::create_dir_all(&run_dir).with_context(|| format!("creating the run directory {}", run_dir.display()))?;
     let _lock = RunLock::acquire(&run_dir)?;
@@ -730,7 +726,7 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
                     loaded.net
                 }
                 None => {
-                    tch::manual_seed(config.seed as i64);
+                    fairyzero_torch::manual_seed(config.seed);
                     Net::new(&arch, Arc::clone(&variant), device)
                 }
             };
@@ -866,7 +862,7 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
 
     let loader = lp.loader();
     let eval_config = lp.config.eval.clone();
-    let evaluator = Evaluator {
+    let matches = CheckpointMatches {
         variant: Arc::clone(&variant),
         store: Arc::clone(&store),
         loader: &loader,
@@ -881,7 +877,7 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
         && !stop.load(Ordering::Relaxed)
         && manifests_now(store.as_ref())?.iter().any(|m| m.name == step0)
     {
-        unless_stopped(evaluate(&mut lp, &evaluator, &step0, &manifests_now(store.as_ref())?), &stop, &bar)?;
+        unless_stopped(evaluate(&mut lp, &matches, &step0, &manifests_now(store.as_ref())?), &stop, &bar)?;
     }
 
     let mut rng = ChaCha8Rng::seed_from_u64(lp.config.seed ^ lp.step.wrapping_mul(0x2545_F491_4F6C_DD1D));
@@ -890,7 +886,7 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
         let it_started = Instant::now();
         let sp_net = lp.selfplay_checkpoint.clone();
         lp.status.iteration.store(lp.iteration + 1, Ordering::Relaxed);
-        let sp_eval = lp.selfplay_evaluator(lp.selfplay_net(&learner)?);
+        let sp_eval = lp.selfplay_backend(lp.selfplay_net(&learner)?);
         let selfplay_stop = AtomicBool::new(false);
         let interrupt: &AtomicBool = &stop;
         let gate = TrainGate { new_positions: AtomicU64::new(0), selfplay_done: AtomicBool::new(false) };
@@ -937,7 +933,7 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
                 // Stopped within seconds: no match now; the next iteration's checkpoint is gated.
                 Gating::Sprt if stop.load(Ordering::Relaxed) => {}
                 Gating::Sprt => {
-                    unless_stopped(gate_checkpoint(&mut lp, &evaluator, &m.name), &stop, &bar)?;
+                    unless_stopped(gate_checkpoint(&mut lp, &matches, &m.name), &stop, &bar)?;
                 }
             }
         }
@@ -953,7 +949,7 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
             && !stop.load(Ordering::Relaxed)
         {
             let name = lp.last_checkpoint.clone();
-            let result = evaluate(&mut lp, &evaluator, &name, &manifests_now(store.as_ref())?);
+            let result = evaluate(&mut lp, &matches, &name, &manifests_now(store.as_ref())?);
             eval_json = unless_stopped(result, &stop, &bar)?.unwrap_or_default();
         }
         // 7. Metrics.
@@ -1028,14 +1024,14 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
     let fin = eval_config.final_eval.clone();
     if fin.games > 0 && !stop.load(Ordering::Relaxed) && lp.step > 0 {
         let name = lp.last_checkpoint.clone();
-        let me = evaluator.contestant(&checkpoint_player(&name, fin.simulations))?;
+        let me = matches.contestant(&checkpoint_player(&name, fin.simulations))?;
         let manifests = manifests_now(store.as_ref())?;
         for o in &fin.opponents {
-            let Some(opp) = opponent(&evaluator, o, &name, &manifests, fin.simulations)? else { continue };
+            let Some(opp) = opponent(&matches, o, &name, &manifests, fin.simulations)? else { continue };
             lp.status.set(true, format!("final evaluation vs {}", opp.name));
             let label = format!("final-{name}-vs-{}", label_of(&opp.name));
             let t0 = Instant::now();
-            let Some(report) = unless_stopped(evaluator.play(&me, &opp, fin.games, &label), &stop, &bar)? else {
+            let Some(report) = unless_stopped(matches.play(&me, &opp, fin.games, &label), &stop, &bar)? else {
                 break;
             };
             let s = MatchSummary::from_report(&report);
@@ -1046,7 +1042,7 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
             lp.log("final", lp.step, json!({ "matches": final_matches }));
         }
     }
-    let ranking = evaluator.rank(1000).ok();
+    let ranking = matches.rank(1000).ok();
     let _ = lp.index.sync(store.as_ref());
     bar.finish_and_clear();
     let summary = RunSummary {
@@ -1094,7 +1090,7 @@ fn label_of(name: &str) -> String {
 /// The contestant for an opponent keyword, or `None` when it does not apply (no previous
 /// checkpoint yet, or the checkpoint itself).
 fn opponent(
-    evaluator: &Evaluator<'_>,
+    matches: &CheckpointMatches<'_>,
     spec: &str,
     me: &str,
     manifests: &[CheckpointManifest],
@@ -1103,12 +1099,12 @@ fn opponent(
     let step = crate::evaluation::step_of_player(&format!("checkpoints/{me}")).unwrap_or(0);
     let name = match spec {
         "step0" => Some(artifacts::checkpoint_name(0)),
-        "previous" => previous_evaluated(evaluator.store.as_ref(), manifests, step)?,
-        other => return Ok(Some(evaluator.contestant(other)?)),
+        "previous" => previous_evaluated(matches.store.as_ref(), manifests, step)?,
+        other => return Ok(Some(matches.contestant(other)?)),
     };
     match name {
         Some(n) if n != me && manifests.iter().any(|m| m.name == n) => {
-            Ok(Some(evaluator.contestant(&checkpoint_player(&n, simulations))?))
+            Ok(Some(matches.contestant(&checkpoint_player(&n, simulations))?))
         }
         _ => Ok(None),
     }
@@ -1118,27 +1114,27 @@ fn opponent(
 /// metrics object.
 fn evaluate(
     lp: &mut Loop,
-    evaluator: &Evaluator<'_>,
+    matches: &CheckpointMatches<'_>,
     name: &str,
     manifests: &[CheckpointManifest],
 ) -> anyhow::Result<serde_json::Value> {
     let config = lp.config.eval.clone();
     let t0 = Instant::now();
-    let me = evaluator.contestant(&checkpoint_player(name, config.simulations))?;
-    let mut matches = Vec::new();
+    let me = matches.contestant(&checkpoint_player(name, config.simulations))?;
+    let mut summaries = Vec::new();
     for o in &config.opponents {
-        let Some(opp) = opponent(evaluator, o, name, manifests, config.simulations)? else { continue };
+        let Some(opp) = opponent(matches, o, name, manifests, config.simulations)? else { continue };
         lp.status.set(true, format!("evaluating {name} vs {}", opp.name));
         let label = format!("eval-{name}-vs-{}", label_of(&opp.name));
-        let report = evaluator.play(&me, &opp, config.games, &label)?;
-        matches.push(MatchSummary::from_report(&report));
+        let report = matches.play(&me, &opp, config.games, &label)?;
+        summaries.push(MatchSummary::from_report(&report));
     }
     lp.status.set(true, String::new());
-    let ranking = evaluator.rank(300)?;
+    let ranking = matches.rank(300)?;
     let me_entry = ranking.entries.iter().find(|e| e.player == me.name);
     let secs = t0.elapsed().as_secs_f64();
     let lines: Vec<String> =
-        matches.iter().map(|m| format!("{} {:.0}%", label_of(&m.opponent), 100.0 * m.score)).collect();
+        summaries.iter().map(|m| format!("{} {:.0}%", label_of(&m.opponent), 100.0 * m.score)).collect();
     say(
         &lp.status.bar,
         format!(
@@ -1148,13 +1144,13 @@ fn evaluate(
         ),
     );
     let scores: serde_json::Map<String, serde_json::Value> =
-        matches.iter().map(|m| (label_of(&m.opponent), json!(m.score))).collect();
+        summaries.iter().map(|m| (label_of(&m.opponent), json!(m.score))).collect();
     let ratings: serde_json::Map<String, serde_json::Value> =
         ranking.entries.iter().map(|e| (label_of(&e.player), json!(e.elo))).collect();
     let value = json!({
         "checkpoint": name,
         "elo": me_entry.map(|e| e.elo), "elo_low": me_entry.map(|e| e.ci_low), "elo_high": me_entry.map(|e| e.ci_high),
-        "score": scores, "ratings": ratings, "secs": secs, "matches": matches,
+        "score": scores, "ratings": ratings, "secs": secs, "matches": summaries,
     });
     let step = crate::evaluation::step_of_player(&format!("checkpoints/{name}")).unwrap_or(0);
     let elapsed = lp.elapsed();
@@ -1163,12 +1159,12 @@ fn evaluate(
 }
 
 /// SPRT gating of a new checkpoint against the self-play net; the decision is stored.
-fn gate_checkpoint(lp: &mut Loop, evaluator: &Evaluator<'_>, name: &str) -> anyhow::Result<()> {
+fn gate_checkpoint(lp: &mut Loop, matches: &CheckpointMatches<'_>, name: &str) -> anyhow::Result<()> {
     let sims = lp.config.eval.simulations;
-    let candidate = evaluator.contestant(&checkpoint_player(name, sims))?;
-    let best = evaluator.contestant(&checkpoint_player(&lp.selfplay_checkpoint, sims))?;
+    let candidate = matches.contestant(&checkpoint_player(name, sims))?;
+    let best = matches.contestant(&checkpoint_player(&lp.selfplay_checkpoint, sims))?;
     let label = format!("gate-{name}-vs-{}", lp.selfplay_checkpoint);
-    let (report, status) = evaluator.gate(&candidate, &best, &lp.config.eval.sprt, &label)?;
+    let (report, status) = matches.gate(&candidate, &best, &lp.config.eval.sprt, &label)?;
     let promoted = status.decision == Some(fairyzero_evaluator::SprtDecision::AcceptH1);
     let decision = json!({ "checkpoint": name, "against": lp.selfplay_checkpoint, "promoted": promoted,
         "wins": report.wins, "draws": report.draws, "losses": report.losses, "llr": status.llr });

@@ -10,8 +10,9 @@
 //! of a [`NetInput`] in place (piece ids, planes and every square of every move); the policy
 //! targets need no change because the moves keep their order.
 
-use fairyzero_model::{encoding::ENCODING_VERSION, NetInput};
+use fairyzero_model::encoding::ENCODING_VERSION;
 use fairyzero_rules::{Position, Variant};
+use fairyzero_torch::NetInput;
 use tch::{Kind, Tensor};
 
 /// Whether the mirror augmentation applies to a variant, and where.
@@ -91,8 +92,9 @@ pub fn mirror_input(input: &mut NetInput, mask: &[bool]) {
 mod tests {
     use std::sync::Arc;
 
-    use fairyzero_model::{Device, StandardEncoding};
+    use fairyzero_model::StandardEncoding;
     use fairyzero_rules::{MoveList, Square};
+    use fairyzero_torch::Device;
     use rand::{seq::SliceRandom, SeedableRng};
 
     use super::*;

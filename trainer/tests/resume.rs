@@ -155,7 +155,7 @@ fn killed_runs_resume_from_the_last_checkpoint_without_losing_games() {
     let last = artifacts::list_checkpoints(&store(&run)).unwrap().pop().unwrap();
     assert_eq!(last.step, summary.steps);
     let dir = artifacts::checkpoint_dir(&store(&run), &last, tmp.path()).unwrap();
-    assert!(fairyzero_model::checkpoint::verify_manifest(&dir).unwrap(), "no manifest.json in {}", dir.display());
+    assert!(fairyzero_torch::checkpoint::verify_manifest(&dir).unwrap(), "no manifest.json in {}", dir.display());
     assert_eq!(last.state.games, 64);
 }
 

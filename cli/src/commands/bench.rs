@@ -8,8 +8,9 @@ use std::{
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
-use fairyzero_model::{synthetic::load_variant, EncodedBatch, Net, NetConfig, StandardEncoding};
+use fairyzero_model::{synthetic::load_variant, EncodedBatch, NetConfig, StandardEncoding};
 use fairyzero_rules::{Move, MoveList, Position, Variant};
+use fairyzero_torch::Net;
 
 use crate::limits;
 
@@ -102,19 +103,19 @@ fn process_cpu_time() -> Option<Duration> {
 
 fn bench_net(args: NetBenchArgs) -> anyhow::Result<()> {
     if let Some(n) = args.threads {
-        fairyzero_model::set_threads(n);
+        fairyzero_torch::set_threads(n);
     }
     let variant = load_variant(&args.variant).with_context(|| format!("cannot load variant {:?}", args.variant))?;
     let config = NetConfig::parse(&args.size).map_err(anyhow::Error::msg)?;
     let device = fairyzero_trainer::config::parse_device(&args.device).map_err(|m| anyhow::anyhow!("--device: {m}"))?;
     // Before the first tensor: libtorch panics on a device it cannot use.
-    fairyzero_model::require_device(device).context("--device")?;
+    fairyzero_torch::require_device(device).context("--device")?;
 
     let net = Net::new(&config, Arc::clone(&variant), device);
     let encoding = StandardEncoding::new(Arc::clone(&variant));
     let pool = random_positions(&variant, args.positions);
     let mean_moves = pool.iter().map(|(_, m)| m.len()).sum::<usize>() as f64 / pool.len() as f64;
-    let info = fairyzero_model::runtime_info();
+    let info = fairyzero_torch::runtime_info();
     println!(
         "# bench net: {} {}x{} ({} piece types, {mean_moves:.1} legal moves per position), {} {config} ({} parameters), {device:?}, {} intra-op threads, libtorch {}",
         variant.name,

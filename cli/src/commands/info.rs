@@ -7,7 +7,7 @@ use clap::Args;
 pub struct InfoArgs {}
 
 pub fn run(_args: InfoArgs) -> anyhow::Result<()> {
-    let info = fairyzero_model::runtime_info();
+    let info = fairyzero_torch::runtime_info();
     tracing::debug!(?info, "queried libtorch");
     println!("fairyzero:         {}", env!("CARGO_PKG_VERSION"));
     println!("{info}");

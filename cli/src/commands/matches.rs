@@ -13,11 +13,11 @@ use std::{
 
 use anyhow::{bail, Context, Result};
 use fairyzero_evaluator::{
-    rank_run, run_match, run_sprt_match, Adjudication, CheckpointLoader, CiMethod, Contestant, GameRecord,
-    LoadedCheckpoint, MatchOptions, PlayerSpec, RatingOptions, ResultStore, SearchKind, SearchPlayerConfig, SprtParams,
+    rank_run, run_match, run_sprt_match, Adjudication, CheckpointLoader, CiMethod, Contestant, LoadedCheckpoint,
+    MatchGame, MatchOptions, PlayerSpec, RatingOptions, ResultStore, SearchKind, SearchPlayerConfig, SprtParams,
 };
-use fairyzero_model::{TorchEvaluator, TorchEvaluatorOptions};
 use fairyzero_rules::Variant;
+use fairyzero_torch::{TorchBackend, TorchBackendOptions};
 
 use crate::limits;
 
@@ -113,9 +113,9 @@ impl CheckpointLoader for TorchLoader {
                     .into(),
             );
         }
-        let options = TorchEvaluatorOptions { threads: self.threads, ..TorchEvaluatorOptions::default() };
-        let device = fairyzero_model::default_device();
-        let eval = TorchEvaluator::from_checkpoint(path, Arc::clone(variant), None, device, options)
+        let options = TorchBackendOptions { threads: self.threads, ..TorchBackendOptions::default() };
+        let device = fairyzero_torch::default_device();
+        let eval = TorchBackend::from_checkpoint(path, Arc::clone(variant), None, device, options)
             .map_err(|e| e.to_string())?;
         Ok(LoadedCheckpoint { evaluator: Arc::new(eval), step: None })
     }
@@ -193,7 +193,7 @@ pub fn run_match_command(args: MatchArgs) -> Result<()> {
         a.name, b.name, variant.name, args.games, args.plies, args.adjudicate, args.seed
     );
     let bar = fairyzero_selfplay::progress::bar(args.games as u64, true);
-    let progress = |_: &GameRecord, n: usize| bar.set_position(n as u64);
+    let progress = |_: &MatchGame, n: usize| bar.set_position(n as u64);
     let (report, status) = match &args.sprt {
         Some(params) => {
             let (report, status) = run_sprt_match(&variant, &a, &b, &options, params, 20, Some(&progress))?;
@@ -273,13 +273,13 @@ mod tests {
         std::fs::create_dir_all(dir.join("checkpoints")).unwrap();
         // An untrained tiny net saved as a checkpoint at step 7.
         let v = Variant::load("gardner").unwrap();
-        let net = fairyzero_model::Net::new(
+        let net = fairyzero_torch::Net::new(
             &fairyzero_model::NetConfig::tiny(),
             Arc::clone(&v),
-            fairyzero_model::Device::Cpu,
+            fairyzero_torch::Device::Cpu,
         );
         let ckpt = dir.join("checkpoints/step-7");
-        fairyzero_model::checkpoint::save(&net, &ckpt, 7, None).unwrap();
+        fairyzero_torch::checkpoint::save(&net, &ckpt, 7, None).unwrap();
         let run = dir.to_str().unwrap();
         let ckpt_spec = format!("{}@4", ckpt.display());
         for (a, b, games) in [("greedy", "random", "6"), (ckpt_spec.as_str(), "random", "4"), ("greedy", "greedy", "2")]

@@ -9,11 +9,12 @@ use std::{
 
 use anyhow::{bail, Context, Result};
 use fairyzero_model::{
-    evaluator::{Evaluator, MockEvaluator},
-    NetConfig, TorchEvaluator, TorchEvaluatorOptions,
+    backend::{Backend, MockBackend},
+    NetConfig,
 };
 use fairyzero_rules::Variant;
 use fairyzero_selfplay::{bench, config::RunSelfPlay, run_selfplay, RunOptions};
+use fairyzero_torch::{TorchBackend, TorchBackendOptions};
 
 use crate::limits;
 
@@ -78,26 +79,26 @@ pub fn evaluator_for(
     max_batch: usize,
     threads: Option<usize>,
     init_seed: u64,
-) -> Result<(Box<dyn Evaluator>, String)> {
-    let options = TorchEvaluatorOptions { max_batch: max_batch.max(1), threads, ..TorchEvaluatorOptions::default() };
-    let device = fairyzero_model::default_device();
+) -> Result<(Box<dyn Backend>, String)> {
+    let options = TorchBackendOptions { max_batch: max_batch.max(1), threads, ..TorchBackendOptions::default() };
+    let device = fairyzero_torch::default_device();
     match net {
         None => {
-            let mock = MockEvaluator::uniform();
+            let mock = MockBackend::uniform();
             Ok((Box::new(mock), "uniform".to_string()))
         }
         Some(spec) if spec.starts_with("random:") => {
             let size = &spec["random:".len()..];
             let config = NetConfig::parse(size).map_err(anyhow::Error::msg).with_context(|| format!("--net {spec}"))?;
-            let net = fairyzero_model::Net::seeded(&config, Arc::clone(variant), device, init_seed);
-            Ok((Box::new(TorchEvaluator::new(net, options)), format!("random-{config}")))
+            let net = fairyzero_torch::Net::seeded(&config, Arc::clone(variant), device, init_seed);
+            Ok((Box::new(TorchBackend::new(net, options)), format!("random-{config}")))
         }
         Some(path) => {
             let dir = Path::new(path);
             if !dir.exists() {
                 bail!("--net {path}: no such checkpoint directory (or use random:SIZE for an untrained net)");
             }
-            let eval = TorchEvaluator::from_checkpoint(dir, Arc::clone(variant), None, device, options)
+            let eval = TorchBackend::from_checkpoint(dir, Arc::clone(variant), None, device, options)
                 .with_context(|| format!("loading the checkpoint {path}"))?;
             let id = dir.file_name().map_or_else(|| path.to_string(), |n| n.to_string_lossy().into_owned());
             Ok((Box::new(eval), id))

@@ -6,13 +6,6 @@ use std::sync::Arc;
 use fairyzero_rules::{MoveList, Position, Variant};
 use rand::{rngs::StdRng, Rng, SeedableRng};
 
-/// One libtorch thread per test: the harness runs tests in parallel, and OpenMP's spinning
-/// threads slow down by 10x or more on an oversubscribed machine.
-#[cfg(feature = "torch")]
-pub fn one_thread() {
-    tch::set_num_threads(1);
-}
-
 /// Positions reached by seeded random play: `games` games of at most `plies` plies each, from
 /// the start position and, for variants with a setup phase, from the setup start as well. Every
 /// position returned has at least one legal move.

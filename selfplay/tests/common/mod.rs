@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use fairyzero_model::evaluator::Evaluator;
+use fairyzero_model::backend::Backend;
 use fairyzero_rules::{Color, MoveList, Position, Variant};
 use fairyzero_selfplay::{
     config::CapResult,
@@ -54,7 +54,7 @@ pub fn search(pos: Position, params: SearchParams, adj: Adjudicator, seed: u64) 
 }
 
 /// A fresh search of `sims` simulations without noise.
-pub fn searched(pos: &Position, params: SearchParams, adj: Adjudicator, sims: u32, eval: &dyn Evaluator) -> Search {
+pub fn searched(pos: &Position, params: SearchParams, adj: Adjudicator, sims: u32, eval: &dyn Backend) -> Search {
     let mut s = search(pos.clone(), params, adj, 1);
     s.begin(SearchOptions::exact(sims));
     s.run(eval);

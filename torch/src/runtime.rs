@@ -103,6 +103,12 @@ pub fn set_threads(n: usize) {
     tch::set_num_threads(n.max(1) as i32);
 }
 
+/// Seeds libtorch's global generator (weight initialisation, dropout-free sampling in the
+/// trainer), so that a run with a fixed seed starts from the same weights.
+pub fn manual_seed(seed: u64) {
+    tch::manual_seed(seed as i64);
+}
+
 /// Queries libtorch. Cheap after the first call; the first call loads the CUDA runtime, if
 /// libtorch has one, to count devices.
 pub fn runtime_info() -> RuntimeInfo {

@@ -1,9 +1,9 @@
-//! The libtorch [`Evaluator`]: many searches share one net on one inference thread.
+//! The libtorch [`Backend`]: many searches share one net on one inference thread.
 //!
 //! `Tensor` is `Send` but not `Sync`, and libtorch's grad mode is per thread, so the net lives
 //! on a dedicated thread that owns it (as KataGo's `nneval` and lc0's backends do):
 //!
-//! 1. [`TorchEvaluator::evaluate`] encodes its requests in the caller's thread (so encoding runs
+//! 1. [`TorchBackend::evaluate`] encodes its requests in the caller's thread (so encoding runs
 //!    in parallel across search threads) and sends the batch over a channel;
 //! 2. the inference thread takes the first waiting batch, merges whatever else is waiting (up to
 //!    `max_batch` positions, optionally waiting `gather_wait` for more), runs one `no_grad`
@@ -22,17 +22,20 @@ use std::{
 use fairyzero_rules::Variant;
 use tch::Device;
 
-use crate::{
-    checkpoint::{self, CheckpointError},
+use fairyzero_model::{
+    backend::{Backend, BackendInfo, EvalRequest, Evaluation},
     config::NetConfig,
     encoding::{EncodedBatch, Encoding, StandardEncoding},
-    evaluator::{EvalRequest, Evaluation, Evaluator, EvaluatorInfo},
+};
+
+use crate::{
+    checkpoint::{self, CheckpointError},
     net::{probabilities, Net, NetInput},
 };
 
 /// How the inference thread batches and computes.
 #[derive(Clone, Debug)]
-pub struct TorchEvaluatorOptions {
+pub struct TorchBackendOptions {
     /// Most positions in one forward pass.
     pub max_batch: usize,
     /// After the first request arrives, wait up to this long for more before running (0: run
@@ -42,9 +45,9 @@ pub struct TorchEvaluatorOptions {
     pub threads: Option<usize>,
 }
 
-impl Default for TorchEvaluatorOptions {
+impl Default for TorchBackendOptions {
     fn default() -> Self {
-        TorchEvaluatorOptions { max_batch: 256, gather_wait: Duration::ZERO, threads: None }
+        TorchBackendOptions { max_batch: 256, gather_wait: Duration::ZERO, threads: None }
     }
 }
 
@@ -59,18 +62,18 @@ struct Stats {
     positions: AtomicU64,
 }
 
-pub struct TorchEvaluator {
+pub struct TorchBackend {
     encoding: Arc<StandardEncoding>,
     sender: Option<mpsc::Sender<Job>>,
     worker: Option<JoinHandle<()>>,
-    options: TorchEvaluatorOptions,
+    options: TorchBackendOptions,
     name: String,
     stats: Arc<Stats>,
 }
 
-impl TorchEvaluator {
+impl TorchBackend {
     /// Starts the inference thread, which takes ownership of `net`.
-    pub fn new(net: Net, options: TorchEvaluatorOptions) -> TorchEvaluator {
+    pub fn new(net: Net, options: TorchBackendOptions) -> TorchBackend {
         assert!(options.max_batch >= 1, "max_batch must be at least 1");
         let encoding = Arc::new(StandardEncoding::new(Arc::clone(net.variant())));
         let name = format!("torch({} {} on {:?})", net.variant().name, net.config(), net.device());
@@ -84,7 +87,7 @@ impl TorchEvaluator {
                 .spawn(move || inference_loop(net, receiver, options, stats))
                 .expect("spawn the inference thread")
         };
-        TorchEvaluator { encoding, sender: Some(sender), worker: Some(worker), options, name, stats }
+        TorchBackend { encoding, sender: Some(sender), worker: Some(worker), options, name, stats }
     }
 
     /// Loads a checkpoint (refusing another variant or architecture) and starts serving it.
@@ -93,10 +96,10 @@ impl TorchEvaluator {
         variant: Arc<Variant>,
         architecture: Option<&NetConfig>,
         device: Device,
-        options: TorchEvaluatorOptions,
-    ) -> Result<TorchEvaluator, CheckpointError> {
+        options: TorchBackendOptions,
+    ) -> Result<TorchBackend, CheckpointError> {
         let loaded = checkpoint::load(dir, variant, architecture, device, false)?;
-        Ok(TorchEvaluator::new(loaded.net, options))
+        Ok(TorchBackend::new(loaded.net, options))
     }
 
     /// `(forward passes, positions evaluated)` so far; their ratio is the mean batch size.
@@ -109,7 +112,7 @@ impl TorchEvaluator {
     }
 }
 
-impl Evaluator for TorchEvaluator {
+impl Backend for TorchBackend {
     fn evaluate(&self, batch: &[EvalRequest<'_>]) -> Vec<Evaluation> {
         let variant = self.encoding.variant();
         let mut replies = Vec::new();
@@ -136,12 +139,12 @@ impl Evaluator for TorchEvaluator {
             .collect()
     }
 
-    fn info(&self) -> EvaluatorInfo {
-        EvaluatorInfo { name: self.name.clone(), preferred_batch: self.options.max_batch }
+    fn info(&self) -> BackendInfo {
+        BackendInfo { name: self.name.clone(), preferred_batch: self.options.max_batch }
     }
 }
 
-impl Drop for TorchEvaluator {
+impl Drop for TorchBackend {
     fn drop(&mut self) {
         // Closing the channel ends the inference loop.
         self.sender = None;
@@ -151,7 +154,7 @@ impl Drop for TorchEvaluator {
     }
 }
 
-fn inference_loop(net: Net, receiver: mpsc::Receiver<Job>, options: TorchEvaluatorOptions, stats: Arc<Stats>) {
+fn inference_loop(net: Net, receiver: mpsc::Receiver<Job>, options: TorchBackendOptions, stats: Arc<Stats>) {
     if let Some(n) = options.threads {
         tch::set_num_threads(n as i32);
     }

@@ -9,17 +9,11 @@
 //!
 //! `DEP_TCH_LIBTORCH_LIB` is set by torch-sys (`links = "tch"`) and is only visible to crates
 //! that depend on torch-sys directly, hence the direct dependency in Cargo.toml.
-//!
-//! All of this only applies with the `torch` feature (`CARGO_FEATURE_TORCH`): without it the
-//! crate is pure Rust and must not ask the linker for libtorch.
 
 use std::{env, fs, path::Path};
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
-    if env::var_os("CARGO_FEATURE_TORCH").is_none() {
-        return;
-    }
     let lib_dir = env::var("DEP_TCH_LIBTORCH_LIB").ok();
 
     let os = env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();

@@ -34,7 +34,7 @@ use tch::{
     Device, Kind, Tensor,
 };
 
-use crate::{
+use fairyzero_model::{
     config::NetConfig,
     encoding::{global, piece_vocab, plane, EncodedBatch, CAPTURE_COUNT_SLOTS, MOVE_KIND_SLOTS, NO_SQUARE},
     identity::{piece_identities, PieceIdentity},
@@ -243,7 +243,7 @@ impl Block {
 }
 
 /// The network with its variables. Build it with [`Net::new`] or load it with
-/// [`crate::checkpoint::load`]; evaluate through [`crate::TorchEvaluator`] for search, or call
+/// [`crate::checkpoint::load`]; evaluate through [`crate::TorchBackend`] for search, or call
 /// [`Net::forward`] directly for training.
 pub struct Net {
     vs: nn::VarStore,

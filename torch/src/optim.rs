@@ -9,9 +9,10 @@ use std::path::Path;
 
 use tch::{Device, Kind, Tensor};
 
+use fairyzero_model::config::OptimizerRecord;
+
 use crate::{
     checkpoint::{read_safetensors, write_safetensors, CheckpointError},
-    config::OptimizerRecord,
     net::Net,
 };
 

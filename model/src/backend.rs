@@ -2,7 +2,7 @@
 //!
 //! Search hands over positions with their legal moves and gets back a prior over exactly those
 //! moves plus win/draw/loss probabilities. This module has no libtorch dependency, so that the
-//! `selfplay` crate and its tests can use it (with [`MockEvaluator`]) without linking torch.
+//! `selfplay` crate and its tests can use it (with [`MockBackend`]) without linking torch.
 
 use std::{
     collections::HashMap,
@@ -41,20 +41,20 @@ impl Evaluation {
 
 /// What an evaluator is, for logs and batching decisions.
 #[derive(Clone, Debug)]
-pub struct EvaluatorInfo {
+pub struct BackendInfo {
     pub name: String,
     /// The batch size at which it is efficient; callers should gather about this many requests.
     pub preferred_batch: usize,
 }
 
-/// A thread-safe batch evaluator. Several search threads may call [`Evaluator::evaluate`] at
+/// A thread-safe batch evaluator. Several search threads may call [`Backend::evaluate`] at
 /// once; an implementation that owns a network serves them from one inference thread, so while
 /// one thread waits for its batch the others keep searching.
-pub trait Evaluator: Send + Sync {
+pub trait Backend: Send + Sync {
     /// Evaluates a batch, blocking until done. Returns one evaluation per request, in order.
     fn evaluate(&self, batch: &[EvalRequest<'_>]) -> Vec<Evaluation>;
 
-    fn info(&self) -> EvaluatorInfo;
+    fn info(&self) -> BackendInfo;
 }
 
 /// How the mock values a position.
@@ -70,17 +70,17 @@ pub enum MockValue {
 /// Uniform policy and a fixed or material value: lets search and self-play be tested without
 /// libtorch or a trained net.
 #[derive(Clone, Debug)]
-pub struct MockEvaluator {
+pub struct MockBackend {
     pub value: MockValue,
 }
 
-impl MockEvaluator {
-    pub fn uniform() -> MockEvaluator {
-        MockEvaluator { value: MockValue::Fixed([0.0, 1.0, 0.0]) }
+impl MockBackend {
+    pub fn uniform() -> MockBackend {
+        MockBackend { value: MockValue::Fixed([0.0, 1.0, 0.0]) }
     }
 
-    pub fn material() -> MockEvaluator {
-        MockEvaluator { value: MockValue::Material }
+    pub fn material() -> MockBackend {
+        MockBackend { value: MockValue::Material }
     }
 
     fn evaluate_one(&self, req: &EvalRequest<'_>) -> Evaluation {
@@ -108,20 +108,20 @@ impl MockEvaluator {
     }
 }
 
-impl Evaluator for MockEvaluator {
+impl Backend for MockBackend {
     fn evaluate(&self, batch: &[EvalRequest<'_>]) -> Vec<Evaluation> {
         batch.iter().map(|r| self.evaluate_one(r)).collect()
     }
 
-    fn info(&self) -> EvaluatorInfo {
-        EvaluatorInfo { name: format!("mock({:?})", self.value), preferred_batch: 1 }
+    fn info(&self) -> BackendInfo {
+        BackendInfo { name: format!("mock({:?})", self.value), preferred_batch: 1 }
     }
 }
 
 /// Memoises another evaluator by position key: Zobrist hash of board, side and rights, plus the
 /// number of legal moves as a cheap guard against history-dependent move sets, plus the
 /// repetition count the network sees (0, 1, 2 or more earlier occurrences).
-pub struct CachedEvaluator<E> {
+pub struct CachedBackend<E> {
     inner: E,
     capacity: usize,
     table: Mutex<HashMap<(u64, usize, usize), Evaluation>>,
@@ -129,9 +129,9 @@ pub struct CachedEvaluator<E> {
     misses: AtomicU64,
 }
 
-impl<E: Evaluator> CachedEvaluator<E> {
-    pub fn new(inner: E, capacity: usize) -> CachedEvaluator<E> {
-        CachedEvaluator {
+impl<E: Backend> CachedBackend<E> {
+    pub fn new(inner: E, capacity: usize) -> CachedBackend<E> {
+        CachedBackend {
             inner,
             capacity,
             table: Mutex::new(HashMap::new()),
@@ -155,7 +155,7 @@ impl<E: Evaluator> CachedEvaluator<E> {
     }
 }
 
-impl<E: Evaluator> Evaluator for CachedEvaluator<E> {
+impl<E: Backend> Backend for CachedBackend<E> {
     fn evaluate(&self, batch: &[EvalRequest<'_>]) -> Vec<Evaluation> {
         let mut out: Vec<Option<Evaluation>> = {
             let table = self.table.lock().expect("cache lock");
@@ -180,9 +180,9 @@ impl<E: Evaluator> Evaluator for CachedEvaluator<E> {
         out.into_iter().map(|e| e.expect("every request evaluated")).collect()
     }
 
-    fn info(&self) -> EvaluatorInfo {
+    fn info(&self) -> BackendInfo {
         let inner = self.inner.info();
-        EvaluatorInfo { name: format!("cached({})", inner.name), ..inner }
+        BackendInfo { name: format!("cached({})", inner.name), ..inner }
     }
 }
 
@@ -205,20 +205,20 @@ mod tests {
     fn mock_policy_is_uniform_and_material_is_seen_from_the_side_to_move() {
         let v = Variant::load("chess").unwrap();
         let (pos, moves) = requests(&Position::from_fen(Arc::clone(&v), "4k3/8/8/8/8/8/8/QQ2K3 w - - 0 1").unwrap());
-        let e = MockEvaluator::material().evaluate(&[EvalRequest { position: &pos, moves: &moves }]);
+        let e = MockBackend::material().evaluate(&[EvalRequest { position: &pos, moves: &moves }]);
         assert!((e[0].policy.iter().sum::<f32>() - 1.0).abs() < 1e-5);
         assert!(e[0].value() > 0.5, "two queens up: {:?}", e[0].wdl);
         let (them, moves) = requests(&Position::from_fen(v, "4k3/8/8/8/8/8/8/QQ2K3 b - - 0 1").unwrap());
-        let e = MockEvaluator::material().evaluate(&[EvalRequest { position: &them, moves: &moves }]);
+        let e = MockBackend::material().evaluate(&[EvalRequest { position: &them, moves: &moves }]);
         assert!(e[0].value() < -0.5);
-        assert_eq!(MockEvaluator::uniform().evaluate(&[]).len(), 0);
+        assert_eq!(MockBackend::uniform().evaluate(&[]).len(), 0);
     }
 
     #[test]
     fn the_cache_answers_repeated_positions() {
         let v = Variant::load("scirocco").unwrap();
         let (pos, moves) = requests(&Position::start(v));
-        let cached = CachedEvaluator::new(MockEvaluator::material(), 10);
+        let cached = CachedBackend::new(MockBackend::material(), 10);
         let req = [EvalRequest { position: &pos, moves: &moves }];
         let first = cached.evaluate(&req);
         let second = cached.evaluate(&[req[0], req[0]]);

@@ -1,7 +1,6 @@
 //! The network on CPU: shapes on every board size, batch independence, checkpoints (round
 //! trip, refusals, transfer), the optimizer's saved state, the inference thread, a golden-output
 //! canary, and a tiny net overfitting a fixed batch.
-#![cfg(feature = "torch")]
 
 mod common;
 
@@ -11,21 +10,22 @@ use std::{
 };
 
 use fairyzero_model::{
-    checkpoint::{self, CheckpointError},
-    identity::PieceMatch,
-    net::{loss, probabilities, Targets},
-    optim::{AdamW, AdamWConfig},
-    synthetic::synthetic_variant,
-    CachedEvaluator, EncodedBatch, EvalRequest, Evaluator, Net, NetConfig, NetInput, StandardEncoding, TorchEvaluator,
-    TorchEvaluatorOptions,
+    identity::PieceMatch, synthetic::synthetic_variant, Backend, CachedBackend, EncodedBatch, EvalRequest, NetConfig,
+    StandardEncoding,
 };
 use fairyzero_rules::{MoveList, Position, Variant};
+use fairyzero_torch::{
+    checkpoint::{self, CheckpointError},
+    net::{loss, probabilities, Targets},
+    optim::{AdamW, AdamWConfig},
+    Net, NetInput, TorchBackend, TorchBackendOptions,
+};
 use tch::{Device, Kind, Tensor};
 
 const CPU: Device = Device::Cpu;
 
 fn scratch_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("fairyzero-model-test-{}-{name}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("fairyzero-torch-test-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     dir
 }
@@ -329,8 +329,8 @@ fn the_inference_thread_serves_concurrent_searches() {
     let (want_p, want_w) = forward(&net, &batch);
 
     let options =
-        TorchEvaluatorOptions { max_batch: 16, gather_wait: std::time::Duration::from_millis(2), threads: Some(1) };
-    let eval = TorchEvaluator::new(net, options);
+        TorchBackendOptions { max_batch: 16, gather_wait: std::time::Duration::from_millis(2), threads: Some(1) };
+    let eval = TorchBackend::new(net, options);
     assert_eq!(eval.info().preferred_batch, 16);
     let requests: Vec<EvalRequest<'_>> =
         positions.iter().zip(&moves).map(|(p, m)| EvalRequest { position: p, moves: m }).collect();
@@ -366,7 +366,7 @@ fn the_inference_thread_serves_concurrent_searches() {
     assert!(eval.evaluate(&[]).is_empty());
 
     // The cache wrapper in front of it.
-    let cached = CachedEvaluator::new(eval, 1000);
+    let cached = CachedBackend::new(eval, 1000);
     let again = cached.evaluate(&requests[..4]);
     let hit = cached.evaluate(&requests[..4]);
     assert_eq!(again, hit);

@@ -8,7 +8,7 @@
 //! Loading refuses a checkpoint of another variant, rules revision, architecture or encoding
 //! with a message saying what differs, unless `transfer` is asked for: then variables are
 //! matched by name and shape and the piece-indexed embedding rows by piece identity
-//! ([`crate::identity`]), so that an edited variant, or Typhoon from Scirocco, warm-starts.
+//! ([`fairyzero_model::identity`]), so that an edited variant, or Typhoon from Scirocco, warm-starts.
 //!
 //! A checkpoint published by the trainer also holds `manifest.json` (the size and SHA-256 of
 //! every file). [`load`] checks it before reading anything else, so that no command (analyse,
@@ -24,10 +24,13 @@ use std::{
 use fairyzero_rules::Variant;
 use tch::{Device, Tensor};
 
-use crate::{
+use fairyzero_model::{
     config::{CheckpointHeader, NetConfig, VariantRecord, CHECKPOINT_FORMAT_VERSION},
     encoding::ENCODING_VERSION,
-    identity::{match_pieces, PieceMatch},
+    identity::{match_pieces, PieceIdentity, PieceMatch},
+};
+
+use crate::{
     net::{Net, PieceRows, PIECE_TABLES},
     optim::AdamW,
 };
@@ -125,7 +128,7 @@ fn torch_err(path: &Path) -> impl Fn(tch::TchError) -> CheckpointError + '_ {
 }
 
 /// The record of `variant` a header stores.
-pub fn variant_record(variant: &Variant, identities: &[crate::identity::PieceIdentity]) -> VariantRecord {
+pub fn variant_record(variant: &Variant, identities: &[PieceIdentity]) -> VariantRecord {
     VariantRecord {
         name: variant.name.clone(),
         hash: format!("{:016x}", variant.hash),

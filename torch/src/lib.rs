@@ -1,0 +1,25 @@
+//! fairyzero-torch: the libtorch backend, and the only crate of the workspace that links libtorch.
+//!
+//! - [`net`]: the policy/value network (one definition for every board size and piece set) and
+//!   its loss;
+//! - [`checkpoint`]: saving and loading nets as safetensors plus a JSON header and manifest,
+//!   with transfer between variants;
+//! - [`optim`]: AdamW with savable state;
+//! - [`backend`]: [`TorchBackend`], the [`fairyzero_model::Backend`] that batches the requests of
+//!   many searches onto one inference thread;
+//! - the runtime: devices, threads, seeds and what libtorch this program runs on.
+//!
+//! Everything else (encoding, the backend contract, piece identities, network sizes) is plain
+//! Rust in `fairyzero-model`, so that search, self-play and matches build without libtorch.
+
+pub mod backend;
+pub mod checkpoint;
+pub mod net;
+pub mod optim;
+mod runtime;
+
+pub use backend::{TorchBackend, TorchBackendOptions};
+pub use net::{Net, NetInput, NetOutput};
+pub use runtime::{default_device, manual_seed, require_device, runtime_info, set_threads, DeviceError, RuntimeInfo};
+/// Re-exported so that callers name devices without depending on tch themselves.
+pub use tch::Device;
