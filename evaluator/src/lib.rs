@@ -27,9 +27,7 @@
 //! ```
 
 pub mod alphabeta;
-pub mod designer;
 pub mod matches;
-pub mod material;
 pub mod player;
 pub mod plot;
 pub mod ranking;

@@ -203,7 +203,7 @@ pub const MAX_OPENINGS: usize = 10_000;
 /// none ending the game, distinct by final position. The first `k` of `count` do not depend on
 /// `count`, so a caller asking for more later gets the same ones first. `rng_seed` is used as it
 /// is.
-pub(crate) fn openings_from(start: &Position, count: usize, random_plies: u32, rng_seed: u64) -> Vec<Opening> {
+pub fn openings_from(start: &Position, count: usize, random_plies: u32, rng_seed: u64) -> Vec<Opening> {
     let count = count.min(MAX_OPENINGS);
     let mut rng = ChaCha8Rng::seed_from_u64(rng_seed);
     let mut seen = HashSet::new();
@@ -586,7 +586,7 @@ pub fn play_game(
 }
 
 /// splitmix64 of `a` and `b`: independent seeds per game and per player.
-pub(crate) fn mix(a: u64, b: u64) -> u64 {
+pub fn mix(a: u64, b: u64) -> u64 {
     let mut z = a ^ b.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(0x632B_E59B_D9B4_E019);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);

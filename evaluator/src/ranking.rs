@@ -299,7 +299,7 @@ pub fn write_outputs(dir: &Path, ranking: &Ranking) -> Result<(), Error> {
 }
 
 /// Writes `path` through a temporary file and a rename, so that readers never see half a file.
-pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
     let tmp: PathBuf = path.with_file_name(format!(".{name}.tmp"));
     let io = |error| Error::Io { path: path.display().to_string(), error };

@@ -1,5 +1,5 @@
 //! `fairyzero balance` and `fairyzero piece-values`: variant-design measurements by self-play
-//! of a fixed player (library side: `fairyzero_evaluator::designer`). Results accumulate in
+//! of a fixed player (library side: the `fairyzero-designer` crate). Results accumulate in
 //! `OUT/matches/*.jsonl`: rerunning adds games and narrows the intervals.
 
 use std::{
@@ -8,12 +8,11 @@ use std::{
 };
 
 use anyhow::{bail, Context, Result};
-use fairyzero_evaluator::{
+use fairyzero_designer::{
     designer::{run_balance, run_piece_values, write_comparison, write_method_files, DesignOptions, SetupSelection},
     material::{fit_values, load_games, probe_values, MaterialOptions, MethodReport},
-    store::ensure_writable_dir,
-    CheckpointLoader, PlayerSpec, ResultStore, SearchPlayerConfig,
 };
+use fairyzero_evaluator::{store::ensure_writable_dir, CheckpointLoader, PlayerSpec, ResultStore, SearchPlayerConfig};
 use fairyzero_rules::Variant;
 
 use super::matches::TorchLoader;

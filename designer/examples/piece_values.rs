@@ -1,7 +1,7 @@
 //! Prints every piece type's value by each source (see `values.rs` for the mobility estimate).
 //!
 //! ```sh
-//! cargo run --release -p fairyzero-evaluator --example piece_values -- chess gardner
+//! cargo run --release -p fairyzero-designer --example piece_values -- chess gardner
 //! ```
 
 use fairyzero_evaluator::{values::mobility, PieceValues, ValueSource};

@@ -45,15 +45,17 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
-use crate::{
-    matches::{openings_from, start_position, GameResult, MatchGame, RECORD_VERSION},
-    material::MethodReport,
+use fairyzero_evaluator::{
+    matches::{mix, openings_from, start_position, GameResult, MatchGame, RECORD_VERSION},
     player::{Contestant, GameContext, PlayerSpec},
+    ranking::write_atomic,
     ratings::wilson_interval,
     store::ResultStore,
     values::ValueSource,
     Error,
 };
+
+use crate::material::MethodReport;
 
 const Z95: f64 = 1.959_964;
 
@@ -262,10 +264,7 @@ fn play_from(
     for p in players.iter_mut() {
         p.new_game(&pos, &ctx);
     }
-    let mut rngs = [
-        ChaCha8Rng::seed_from_u64(crate::matches::mix(seed, 1)),
-        ChaCha8Rng::seed_from_u64(crate::matches::mix(seed, 2)),
-    ];
+    let mut rngs = [ChaCha8Rng::seed_from_u64(mix(seed, 1)), ChaCha8Rng::seed_from_u64(mix(seed, 2))];
     let mut words = Vec::new();
     let mut legal = MoveList::new();
     let (result, reason) = loop {
@@ -334,7 +333,7 @@ fn run_experiments(
             .iter()
             .filter(|r| r.match_id == e.key && r.blue == player.name && r.variant_hash == variant_hash)
             .count();
-        let seed = crate::matches::mix(options.seed, fnv(&e.key));
+        let seed = mix(options.seed, fnv(&e.key));
         // The salt keeps the openings of stores written before this generator was shared.
         let openings = openings_from(&e.start, before + options.games, options.random_plies, seed ^ 0x6465_7369_676e);
         if openings.is_empty() {
@@ -352,7 +351,7 @@ fn run_experiments(
                     .map(|i| {
                         let game = before + i;
                         let opening = &openings[game % openings.len()];
-                        let game_seed = crate::matches::mix(seed, game as u64);
+                        let game_seed = mix(seed, game as u64);
                         let (result, reason, plies, moves) =
                             play_from(&e.start, &opening.moves, player, options.move_cap, game_seed);
                         let opening_text = &opening.text;
@@ -592,7 +591,7 @@ fn write_table_files(
 ) -> Result<(), Error> {
     std::fs::create_dir_all(out).map_err(io_err(out))?;
     for (ext, text) in [("csv", csv), ("md", md)] {
-        crate::ranking::write_atomic(&out.join(format!("{stem}.{ext}")), text.as_bytes())?;
+        write_atomic(&out.join(format!("{stem}.{ext}")), text.as_bytes())?;
     }
     write_plot(out, stem, bars, title, line)
 }
@@ -985,7 +984,7 @@ pub fn write_comparison(matches: Option<&PieceValueReport>, others: &[MethodRepo
         md.push('\n');
     }
     std::fs::create_dir_all(out).map_err(io_err(out))?;
-    crate::ranking::write_atomic(&out.join("piece-values-compare.md"), md.as_bytes())
+    write_atomic(&out.join("piece-values-compare.md"), md.as_bytes())
 }
 
 // ---------------------------------------------------------------------------------------------

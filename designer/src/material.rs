@@ -23,7 +23,7 @@ use nalgebra::{DMatrix, DVector};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::Error;
+use fairyzero_evaluator::Error;
 
 /// One piece type's value by one method.
 #[derive(Clone, Debug, PartialEq)]

@@ -2,12 +2,10 @@
 
 use std::time::Instant;
 
-use fairyzero_evaluator::{
-    designer::{
-        run_balance, run_piece_values, write_comparison, write_method_files, DesignOptions, Imbalance, SetupSelection,
-    },
-    PlayerSpec, SearchPlayerConfig,
+use fairyzero_designer::designer::{
+    run_balance, run_piece_values, write_comparison, write_method_files, DesignOptions, Imbalance, SetupSelection,
 };
+use fairyzero_evaluator::{PlayerSpec, SearchPlayerConfig};
 use fairyzero_rules::Variant;
 
 fn contestant(spec: &str, v: &std::sync::Arc<Variant>) -> (PlayerSpec, fairyzero_evaluator::Contestant) {
@@ -37,7 +35,7 @@ start = "rnbqk/ppppp/2Q2/PPPPP/RNBQK w - - 0 1"
     // A rerun adds games (fresh openings) and the interval shrinks.
     let second = run_balance(&v, &greedy, None, false, &options, dir.path(), None).unwrap();
     assert_eq!(second.overall.tally.games(), 80);
-    let width = |r: &fairyzero_evaluator::designer::BalanceRow| {
+    let width = |r: &fairyzero_designer::designer::BalanceRow| {
         let (lo, hi) = r.tally.interval();
         hi - lo
     };
@@ -48,7 +46,7 @@ start = "rnbqk/ppppp/2Q2/PPPPP/RNBQK w - - 0 1"
 #[test]
 fn balance_per_setup_array_writes_tables_and_plot() {
     let v = Variant::load("scirocco").unwrap();
-    let all = fairyzero_evaluator::designer::all_setups(&v, 1 << 16).unwrap();
+    let all = fairyzero_designer::designer::all_setups(&v, 1 << 16).unwrap();
     assert_eq!(all.len(), 512);
     let (_, random) = contestant("random", &v);
     let dir = tempfile::tempdir().unwrap();
@@ -148,7 +146,7 @@ betza = "QN"
 /// give back the mock's own piece ordering, the fit must see the big pieces' weight.
 #[test]
 fn probe_and_fit_on_selfplay_records() {
-    use fairyzero_evaluator::material::{fit_values, load_games, probe_values, MaterialOptions};
+    use fairyzero_designer::material::{fit_values, load_games, probe_values, MaterialOptions};
     use fairyzero_model::MockBackend;
     use fairyzero_selfplay::{run_selfplay, RunOptions, SelfPlayConfig};
 
@@ -175,7 +173,7 @@ fn probe_and_fit_on_selfplay_records() {
 
     let options = MaterialOptions { positions: 400, resamples: 200, seed: 1, ..MaterialOptions::default() };
     let probe = probe_values(&v, &mock, &games, None, "P", &options).unwrap();
-    let value = |r: &fairyzero_evaluator::material::MethodReport, p: &str| {
+    let value = |r: &fairyzero_designer::material::MethodReport, p: &str| {
         r.rows.iter().find(|row| row.piece == p).unwrap_or_else(|| panic!("{p} in {:?}", r.rows)).value
     };
     eprintln!("probe {:?}", probe.rows);
