@@ -1,9 +1,9 @@
 //! The main job: `fairyzero train --config configs/runs/NAME.toml`.
 //!
 //! ```text
-//! open the store ── resume: newest checkpoint whose files match its manifest (else a fresh net,
-//!                   published as step 0), every stored game back into the replay window
-//! loop until a budget is spent:
+//! Run::open       open the store; resume: newest checkpoint whose files match its manifest (else
+//!                 a fresh net, published as step 0), every stored game back into the replay window
+//! Run::iteration  until a budget is spent:
 //!   1. self-play `iteration.games` games with the self-play net; each finished game is
 //!      published to the store at once and added to the window
 //!   2. compact the iteration's games into one chunk
@@ -12,7 +12,7 @@
 //!   5. promote it to self-play (always, or after an SPRT match against the current one)
 //!   6. every `eval.every` iterations: matches against the configured opponents, ranking
 //!   7. a metrics line
-//! final evaluation of the last checkpoint, ranking, summary
+//! Run::finish     final evaluation of the last checkpoint, ranking, summary
 //! ```
 //!
 //! Self-play and optimisation alternate on the same cores (on 2 CPU cores running them at once
@@ -31,10 +31,10 @@ use std::{
 
 use anyhow::{bail, Context};
 use fairyzero_evaluator::Contestant;
-use fairyzero_model::{synthetic::load_variant, StandardEncoding};
+use fairyzero_model::{synthetic::load_variant, NetConfig, StandardEncoding};
 use fairyzero_rules::Variant;
 use fairyzero_selfplay::{run_selfplay_until, GameRecord, RunOptions, Summary};
-use fairyzero_torch::{checkpoint, Net, TorchBackend, TorchBackendOptions};
+use fairyzero_torch::{checkpoint, checkpoint::TransferReport, Net, TorchBackend, TorchBackendOptions};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -559,6 +559,98 @@ impl Loop {
         }
         Ok((summary, keys))
     }
+
+    /// Reads the stored games back: single-game chunks left by a kill are compacted first, and
+    /// only the newest games that fill the window are replayed into it.
+    fn reload_games(&mut self) -> anyhow::Result<()> {
+        let store = self.store.as_ref();
+        let singles: Vec<String> = store
+            .list(artifacts::GAMES_DIR)?
+            .into_iter()
+            .map(|o| o.key)
+            .filter(|k| artifacts::is_game_chunk(k) && !k.rsplit('-').next().unwrap_or("").starts_with('c'))
+            .collect();
+        if singles.len() >= 2 {
+            artifacts::compact_games(store, &singles, &self.worker, &self.scratch)?;
+        }
+        let (games, skipped) = artifacts::read_all_games(store, &self.scratch, true)?;
+        for k in &skipped {
+            warn(
+                &self.status.bar,
+                format!("skipped the damaged game chunk {k} (moved to {}<unix ms>/{k})", artifacts::DAMAGED_DIR),
+            );
+        }
+        self.games = games.len() as u64;
+        self.positions = games.iter().map(|g| g.moves.len() as u64).sum();
+        let mut need = 0u64;
+        let mut first = games.len();
+        while first > 0 && need < self.config.replay.window_positions {
+            first -= 1;
+            need += games[first].moves.len() as u64;
+        }
+        for g in &games[first..] {
+            self.add_game(g);
+        }
+        Ok(())
+    }
+
+    /// An iteration's metrics record and log line.
+    fn log_iteration(&self, report: &IterationReport) {
+        let (summary, steps, train_secs) = (&report.selfplay, &report.steps, report.train_secs);
+        let mean = StepStats::mean(steps);
+        let sp_secs = summary.elapsed.as_secs_f64().max(1e-9);
+        let reasons: serde_json::Map<String, serde_json::Value> =
+            summary.reasons.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
+        let window_positions = self.window.lock().expect("window lock").positions();
+        let batch = self.config.train.batch_size;
+        self.log(
+            "iteration",
+            self.step,
+            json!({
+                "iteration": self.iteration,
+                "games": self.games,
+                "positions": self.positions,
+                "window": window_positions,
+                "selfplay": {
+                    "games": summary.games, "positions": summary.positions, "secs": sp_secs,
+                    "games_per_sec": summary.games as f64 / sp_secs, "positions_per_sec": summary.positions as f64 / sp_secs,
+                    "simulations_per_sec": summary.simulations_per_sec(), "mean_length": summary.mean_length(),
+                    "first_player_score": summary.first_player_score(), "draw_rate": summary.draws as f64 / summary.games.max(1) as f64,
+                    "mean_batch": summary.mean_batch(), "reasons": reasons, "net": report.selfplay_net,
+                },
+                "train": {
+                    "steps": steps.len(), "secs": train_secs, "steps_per_sec": steps.len() as f64 / train_secs.max(1e-9),
+                    "samples_per_sec": (steps.len() * batch) as f64 / train_secs.max(1e-9),
+                    "loss": { "total": mean.loss, "policy": mean.policy_loss, "value": mean.value_loss },
+                    "policy_entropy": mean.policy_entropy, "target_entropy": mean.target_entropy,
+                    "grad_norm": mean.grad_norm, "lr": mean.lr,
+                    "mirrored_fraction": mean.mirrored as f64 / (steps.len() * batch).max(1) as f64,
+                },
+                "eval": report.eval,
+                "iteration_secs": report.started.elapsed().as_secs_f64(),
+            }),
+        );
+        say(
+            &self.status.bar,
+            format!(
+                "iteration {}: {} games ({:.2}/s, {:.0} positions/s, mean length {:.1}, first-player score {:.2}), {} steps ({:.1}/s) loss {:.3} (policy {:.3}, value {:.3}, entropy {:.2}), lr {:.2e}, checkpoint {}",
+                self.iteration,
+                summary.games,
+                summary.games as f64 / sp_secs,
+                summary.positions as f64 / sp_secs,
+                summary.mean_length(),
+                summary.first_player_score(),
+                steps.len(),
+                steps.len() as f64 / train_secs.max(1e-9),
+                mean.loss,
+                mean.policy_loss,
+                mean.value_loss,
+                mean.policy_entropy,
+                mean.lr,
+                self.last_checkpoint
+            ),
+        );
+    }
 }
 
 /// The run directory's configuration check: a run directory holds one variant and one network.
@@ -589,81 +681,557 @@ fn check_compatible(store: &dyn Store, config: &RunConfig) -> anyhow::Result<()>
 
 /// Runs (or resumes) a training run to the end of its budget.
 pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSummary> {
-    let variant = load_variant(&config.variant).with_context(|| format!("loading the variant {}", config.variant))?;
-    let device = parse_device(&config.device).map_err(anyhow::Error::msg)?;
-    // Before anything is written: libtorch would panic on the first tensor.
-    fairyzero_torch::require_device(device).with_context(|| format!("device = {:?}", config.device))?;
-    let run_dir = absolute(&config.run_dir);
-    std::fs::create_dir_all(&run_dir).with_context(|| format!("creating the run directory {}", run_dir.display()))?;
-    let _lock = RunLock::acquire(&run_dir)?;
-    let backend = ObjectStoreBackend::open(&config.store_url())?;
-    // Writes that a kill cut short between staging and renaming (run-directory lock: keep this
-    // after it, since another process's writes in flight look the same).
-    let staged = backend.remove_staged()?;
-    if !staged.is_empty() {
-        tracing::info!("removed {} unfinished write(s) left by an earlier kill", staged.len());
+    let mut run = Run::open(config, options)?;
+    while run.goes_on() {
+        run.iteration()?;
     }
-    let store: Arc<dyn Store> = Arc::new(backend);
-    check_compatible(store.as_ref(), &config)?;
-    let variant_recorded = artifacts::check_variant_record(store.as_ref(), &variant, &config.variant)?;
-    let transferred = match &options.transfer {
-        None => None,
-        Some(source) => {
-            if let Some(last) = artifacts::list_checkpoints(store.as_ref())?.last() {
-                bail!(
-                    "--transfer starts a new run, but {} already has checkpoints (the last is {}); \
-                     pass another run_dir (-o run_dir=NEW_DIR), or drop --transfer to resume this run",
-                    store.url(),
-                    last.name
-                );
-            }
-            let arch = config.net.resolve().map_err(anyhow::Error::msg)?;
-            let loaded = checkpoint::load(source, Arc::clone(&variant), Some(&arch), device, true)
-                .with_context(|| format!("--transfer {}", source.display()))?;
-            Some((source.clone(), loaded))
+    run.finish()
+}
+
+/// A run from its start to its summary: the loop's state, the learner beside it (the training
+/// thread borrows it while self-play borrows the loop), and what the matches need.
+struct Run {
+    lp: Loop,
+    learner: Learner,
+    rng: ChaCha8Rng,
+    loader: StoreLoader,
+    run_dir: PathBuf,
+    arch: NetConfig,
+    stop: Arc<AtomicBool>,
+    /// The budget that ran out, checked after the start and after every iteration.
+    spent: Option<&'static str>,
+    /// Held until the run ends: one `train` process per run directory.
+    _lock: RunLock,
+}
+
+/// What one iteration measured, for its metrics line.
+struct IterationReport {
+    started: Instant,
+    /// The checkpoint whose weights played the iteration's self-play.
+    selfplay_net: String,
+    selfplay: Summary,
+    steps: Vec<StepStats>,
+    train_secs: f64,
+    eval: serde_json::Value,
+}
+
+impl Run {
+    /// Opens the run directory and its store, resumes from the newest sound checkpoint (else a
+    /// fresh or transferred net, published as step 0), reads the stored games back into the
+    /// window and rates the untrained net.
+    fn open(config: RunConfig, options: &TrainOptions) -> anyhow::Result<Run> {
+        let variant =
+            load_variant(&config.variant).with_context(|| format!("loading the variant {}", config.variant))?;
+        let device = parse_device(&config.device).map_err(anyhow::Error::msg)?;
+        // Before anything is written: libtorch would panic on the first tensor.
+        fairyzero_torch::require_device(device).with_context(|| format!("device = {:?}", config.device))?;
+        let run_dir = absolute(&config.run_dir);
+        std::fs::create_dir_all(&run_dir)
+            .with_context(|| format!("creating the run directory {}", run_dir.display()))?;
+        let lock = RunLock::acquire(&run_dir)?;
+        let backend = ObjectStoreBackend::open(&config.store_url())?;
+        // Writes that a kill cut short between staging and renaming (run-directory lock: keep this
+        // after it, since another process's writes in flight look the same).
+        let staged = backend.remove_staged()?;
+        if !staged.is_empty() {
+            tracing::info!("removed {} unfinished write(s) left by an earlier kill", staged.len());
         }
-    };
-    // Before the configuration is recorded: a start refused for a bad index changes nothing.
-    let index_path = run_dir.join(INDEX_FILE);
-    let mut index = if options.rebuild_index {
-        // Whatever the file holds, garbage included: the store has everything.
-        Index::recreate(&index_path)?
-    } else {
-        Index::open(&index_path).context("opening the run's index (--rebuild-index rebuilds it from the store)")?
-    };
-    let resolved = config.to_toml();
-    store.publish(
-        &format!("{}{:013}.toml", artifacts::CONFIG_DIR, artifacts::unix_ms()),
-        resolved.clone().into_bytes(),
-    )?;
-    std::fs::write(run_dir.join("config.toml"), &resolved)?;
-    let scratch = run_dir.join(".scratch");
-    std::fs::create_dir_all(&scratch)?;
-    let arch = config.net.resolve().map_err(anyhow::Error::msg)?;
-    let stop = options.stop.clone().unwrap_or_else(|| Arc::new(AtomicBool::new(false)));
-    let bar = progress_bar(config.output.progress);
-    let metrics = Metrics::open(&run_dir, config.output.tensorboard)?;
-    if options.rebuild_index {
-        let r = index.rebuild(store.as_ref())?;
+        let store: Arc<dyn Store> = Arc::new(backend);
+        check_compatible(store.as_ref(), &config)?;
+        let variant_recorded = artifacts::check_variant_record(store.as_ref(), &variant, &config.variant)?;
+        let transferred = match &options.transfer {
+            None => None,
+            Some(source) => {
+                if let Some(last) = artifacts::list_checkpoints(store.as_ref())?.last() {
+                    bail!(
+                        "--transfer starts a new run, but {} already has checkpoints (the last is {}); \
+                         pass another run_dir (-o run_dir=NEW_DIR), or drop --transfer to resume this run",
+                        store.url(),
+                        last.name
+                    );
+                }
+                let arch = config.net.resolve().map_err(anyhow::Error::msg)?;
+                let loaded = checkpoint::load(source, Arc::clone(&variant), Some(&arch), device, true)
+                    .with_context(|| format!("--transfer {}", source.display()))?;
+                Some((source.clone(), loaded))
+            }
+        };
+        // Before the configuration is recorded: a start refused for a bad index changes nothing.
+        let index_path = run_dir.join(INDEX_FILE);
+        let mut index = if options.rebuild_index {
+            // Whatever the file holds, garbage included: the store has everything.
+            Index::recreate(&index_path)?
+        } else {
+            Index::open(&index_path).context("opening the run's index (--rebuild-index rebuilds it from the store)")?
+        };
+        let resolved = config.to_toml();
+        store.publish(
+            &format!("{}{:013}.toml", artifacts::CONFIG_DIR, artifacts::unix_ms()),
+            resolved.clone().into_bytes(),
+        )?;
+        std::fs::write(run_dir.join("config.toml"), &resolved)?;
+        let scratch = run_dir.join(".scratch");
+        std::fs::create_dir_all(&scratch)?;
+        let arch = config.net.resolve().map_err(anyhow::Error::msg)?;
+        let stop = options.stop.clone().unwrap_or_else(|| Arc::new(AtomicBool::new(false)));
+        let bar = progress_bar(config.output.progress);
+        let metrics = Metrics::open(&run_dir, config.output.tensorboard)?;
+        if options.rebuild_index {
+            let r = index.rebuild(store.as_ref())?;
+            say(
+                &bar,
+                format!(
+                    "index rebuilt from the store: {} checkpoints, {} match files",
+                    r.checkpoints_added, r.match_files_added
+                ),
+            );
+        }
+
+        let resumed = resume(store.as_ref(), &config, &variant, &arch, device, &bar)?;
+        if !variant_recorded {
+            artifacts::record_variant(store.as_ref(), &variant)?;
+        }
+        let manifests = artifacts::list_checkpoints(store.as_ref())?;
+        let fresh = resumed.is_none();
+        let mut transferred_from = None;
+        let (learner, state, last_checkpoint) = match resumed {
+            Some((l, m)) => (l, m.state.clone(), m.name.clone()),
+            None => {
+                let net = match transferred {
+                    Some((source, loaded)) => {
+                        let report = loaded.transfer.unwrap_or_default();
+                        say(
+                            &bar,
+                            format!(
+                                "warm start from {} (variant {}, {} net): {report}",
+                                source.display(),
+                                loaded.header.variant.name,
+                                loaded.header.architecture
+                            ),
+                        );
+                        transferred_from = Some((source.display().to_string(), report));
+                        loaded.net
+                    }
+                    None => {
+                        fairyzero_torch::manual_seed(config.seed);
+                        Net::new(&arch, Arc::clone(&variant), device)
+                    }
+                };
+                (Learner::new(net, config.train.clone()), TrainerState::default(), String::new())
+            }
+        };
+
+        let mirror_rules = MirrorRules::new(&variant);
+        let status = Arc::new(Status {
+            bar: bar.clone(),
+            budget: Budget {
+                games: config.budget.games,
+                steps: config.budget.steps,
+                secs: config.budget.minutes * 60.0,
+            },
+            started: Instant::now(),
+            elapsed_base: state.elapsed_secs,
+            iteration: AtomicU64::new(0),
+            games: AtomicU64::new(0),
+            step: AtomicU64::new(0),
+            window: AtomicU64::new(0),
+            doing: Mutex::new((String::new(), String::new())),
+        });
+        let mut lp = Loop {
+            encoding: StandardEncoding::new(Arc::clone(&variant)),
+            sample_options: SampleOptions {
+                search_value_weight: config.replay.search_value_weight,
+                mirror: config.replay.mirror == MirrorMode::Auto && mirror_rules.any(),
+            },
+            mirror_rules,
+            window: Arc::new(Mutex::new(ReplayWindow::new(
+                config.replay.window_positions,
+                config.replay.game_weight_cap,
+            ))),
+            variant: Arc::clone(&variant),
+            device,
+            scratch,
+            store: Arc::clone(&store),
+            worker: artifacts::worker_id(),
+            metrics: Arc::new(Mutex::new(metrics)),
+            index,
+            status,
+            games: 0,
+            positions: 0,
+            iteration: state.iteration,
+            step: learner.step(),
+            samples_trained: state.samples_trained,
+            selfplay_checkpoint: last_checkpoint.clone(),
+            last_checkpoint,
+            last_stats: None,
+            game_seq: 0,
+            config,
+        };
+        lp.reload_games()?;
+
+        if fresh {
+            let m = lp.publish_checkpoint(&learner)?;
+            lp.selfplay_checkpoint = m.name.clone();
+        } else if lp.config.eval.gating == Gating::Sprt {
+            lp.selfplay_checkpoint = promoted_checkpoint(store.as_ref(), &manifests)?;
+        }
+        lp.sync_status();
+        let sync = lp.index.sync(store.as_ref())?;
+        for s in sync.skipped.iter().take(3) {
+            warn(&bar, s.to_string());
+        }
+        let loader = lp.loader();
+        let rng = ChaCha8Rng::seed_from_u64(lp.config.seed ^ lp.step.wrapping_mul(0x2545_F491_4F6C_DD1D));
+        let mut run = Run { lp, learner, rng, loader, run_dir, arch, stop, spent: None, _lock: lock };
+        run.log_start(fresh, transferred_from, &manifests);
+
+        // The untrained net is the first point of the rating curve.
+        let step0 = artifacts::checkpoint_name(0);
+        if run.lp.config.eval.every > 0
+            && !run.stopped()
+            && manifests_now(store.as_ref())?.iter().any(|m| m.name == step0)
+        {
+            let result = run.evaluate(&step0, &manifests_now(store.as_ref())?);
+            run.unless_stopped(result)?;
+        }
+        run.spent = run.lp.spent();
+        Ok(run)
+    }
+
+    /// The start's log line and metrics record, and the metrics lines a kill lost.
+    fn log_start(
+        &self,
+        fresh: bool,
+        transferred_from: Option<(String, TransferReport)>,
+        manifests: &[CheckpointManifest],
+    ) {
+        let lp = &self.lp;
+        let window_positions = lp.window.lock().expect("window lock").positions();
         say(
-            &bar,
+            &lp.status.bar,
             format!(
-                "index rebuilt from the store: {} checkpoints, {} match files",
-                r.checkpoints_added, r.match_files_added
+                "{} {} in {}: step {}, iteration {}, {} games ({} positions) in the store, window {} positions, net {} ({} parameters) on {:?}",
+                if fresh { "starting" } else { "resuming" },
+                lp.variant.name,
+                self.run_dir.display(),
+                lp.step,
+                lp.iteration,
+                lp.games,
+                lp.positions,
+                window_positions,
+                self.arch,
+                self.learner.net.parameter_count(),
+                lp.device
             ),
+        );
+        // A kill between a checkpoint's publish and its iteration's metrics line loses the line:
+        // write what the manifest recorded for every checkpoint newer than the last logged
+        // iteration, marked `recovered` (the iteration's self-play and training figures are gone).
+        let last_logged = crate::metrics::last_logged_iteration(&self.run_dir);
+        for m in manifests.iter().filter(|m| m.state.iteration > last_logged.unwrap_or(0)) {
+            lp.metrics.lock().expect("metrics lock").log(
+                "iteration",
+                m.step,
+                m.state.elapsed_secs,
+                json!({ "iteration": m.state.iteration, "games": m.state.games, "positions": m.state.positions,
+                        "checkpoint": m.name, "recovered": true }),
+            );
+        }
+        let transfer_json = transferred_from.as_ref().map(|(source, report)| {
+            json!({ "from": source, "variables_copied": report.copied.len(),
+                    "pieces_matched": report.pieces.iter().filter(|p| p.1.is_some()).count(),
+                    "pieces": report.pieces.len(), "fresh_shape_changed": report.mismatched.len(),
+                    "fresh_new": report.missing.len(), "unused": report.unused.len() })
+        });
+        lp.log(
+            "start",
+            lp.step,
+            json!({ "resumed_from": if fresh { serde_json::Value::Null } else { json!(lp.last_checkpoint) },
+                    "transfer": transfer_json,
+                    "games": lp.games, "positions": lp.positions, "window": window_positions,
+                    "variant": lp.variant.name, "net": self.arch.to_string(),
+                    "parameters": self.learner.net.parameter_count(),
+                    "store": lp.store.url(), "mirror": lp.sample_options.mirror }),
         );
     }
 
-    // Resume: the newest checkpoint that checks out. Damage (an unreadable file, a failed
-    // checksum) is moved aside; a sound checkpoint that does not load (other rules,
-    // architecture, device) is an error, and nothing is moved.
-    let mut resumed: Option<(Learner, CheckpointManifest)> = None;
-    for m in artifacts::list_checkpoints(store.as_ref())?.iter().rev() {
+    fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// Neither a budget is spent nor a stop requested.
+    fn goes_on(&self) -> bool {
+        self.spent.is_none() && !self.stopped()
+    }
+
+    /// The run's match driver (borrowing the loader and the evaluation settings).
+    fn matches(&self) -> CheckpointMatches<'_> {
+        CheckpointMatches {
+            variant: Arc::clone(&self.lp.variant),
+            store: Arc::clone(&self.lp.store),
+            loader: &self.loader,
+            config: &self.lp.config.eval,
+            seed: self.lp.config.seed,
+            run_dir: self.run_dir.clone(),
+            stop: Some(Arc::clone(&self.stop)),
+        }
+    }
+
+    /// A match (or evaluation) cut short by a stop request is no failure: `None`, and the run
+    /// ends as asked. Its games are not stored, so the next start plays it again in full.
+    fn unless_stopped<T>(&self, result: anyhow::Result<T>) -> anyhow::Result<Option<T>> {
+        match result {
+            Err(e) if self.stopped() => {
+                say(&self.lp.status.bar, format!("stopped on request during evaluation ({e:#})"));
+                Ok(None)
+            }
+            other => other.map(Some),
+        }
+    }
+
+    /// One iteration: self-play and training (steps 1-3 of the module's outline), checkpoint
+    /// and promotion (4-5), evaluation (6), metrics (7).
+    fn iteration(&mut self) -> anyhow::Result<()> {
+        let started = Instant::now();
+        let selfplay_net = self.lp.selfplay_checkpoint.clone();
+        self.lp.status.iteration.store(self.lp.iteration + 1, Ordering::Relaxed);
+        let (selfplay, steps, train_secs) = self.play_and_train()?;
+        self.lp.step = self.learner.step();
+        self.lp.samples_trained += (steps.len() * self.lp.config.train.batch_size) as u64;
+        self.lp.iteration += 1;
+        self.lp.sync_status();
+        if !steps.is_empty() {
+            let m = self.lp.publish_checkpoint(&self.learner)?;
+            match self.lp.config.eval.gating {
+                Gating::Always => self.lp.selfplay_checkpoint = m.name.clone(),
+                // Stopped within seconds: no match now; the next iteration's checkpoint is gated.
+                Gating::Sprt if self.stopped() => {}
+                Gating::Sprt => {
+                    let result = self.gate(&m.name);
+                    self.unless_stopped(result)?;
+                }
+            }
+            self.lp.last_stats = Some(StepStats::mean(&steps));
+        }
+        let mut eval = serde_json::Value::Null;
+        let every = self.lp.config.eval.every;
+        if every > 0 && self.lp.iteration.is_multiple_of(every) && !steps.is_empty() && !self.stopped() {
+            let name = self.lp.last_checkpoint.clone();
+            let result = self.evaluate(&name, &manifests_now(self.lp.store.as_ref())?);
+            eval = self.unless_stopped(result)?.unwrap_or_default();
+        }
+        let report = IterationReport { started, selfplay_net, selfplay, steps, train_secs, eval };
+        self.lp.log_iteration(&report);
+        if let Err(e) = self.lp.index.sync(self.lp.store.as_ref()) {
+            warn(&self.lp.status.bar, format!("index sync failed: {e}"));
+        }
+        self.spent = self.lp.spent();
+        if report.selfplay.games == 0 && report.steps.is_empty() && self.goes_on() {
+            bail!("an iteration finished no game and no training step; stopping");
+        }
+        Ok(())
+    }
+
+    /// Self-play with the self-play net and training on the window, on two threads (or one
+    /// after the other); the iteration's games end up compacted into one chunk. Returns the
+    /// self-play summary, every step's stats and the training time.
+    fn play_and_train(&mut self) -> anyhow::Result<(Summary, Vec<StepStats>, f64)> {
+        let backend = self.lp.selfplay_backend(self.lp.selfplay_net(&self.learner)?);
+        let selfplay_stop = AtomicBool::new(false);
+        let gate = TrainGate { new_positions: AtomicU64::new(0), selfplay_done: AtomicBool::new(false) };
+        let job = self.lp.train_job();
+        let concurrent = self.lp.config.iteration.concurrent;
+        let Run { lp, learner, rng, stop, .. } = self;
+        let interrupt: &AtomicBool = stop;
+        let (selfplay_result, steps, train_secs) = std::thread::scope(|scope| {
+            if concurrent {
+                let (job, gate_ref) = (&job, &gate);
+                let trainer = std::thread::Builder::new()
+                    .name("train".into())
+                    .spawn_scoped(scope, move || {
+                        let t0 = Instant::now();
+                        let steps = train_loop(learner, job, gate_ref, rng, interrupt);
+                        (steps, t0.elapsed().as_secs_f64())
+                    })
+                    .expect("cannot start the training thread");
+                let result = lp.selfplay(&backend, &selfplay_stop, interrupt, &gate);
+                gate.selfplay_done.store(true, Ordering::Release);
+                let (steps, secs) = trainer.join().expect("the training thread panicked");
+                (result, steps, secs)
+            } else {
+                let result = lp.selfplay(&backend, &selfplay_stop, interrupt, &gate);
+                gate.selfplay_done.store(true, Ordering::Release);
+                let t0 = Instant::now();
+                let steps = train_loop(learner, &job, &gate, rng, interrupt);
+                (result, steps, t0.elapsed().as_secs_f64())
+            }
+        });
+        drop(backend);
+        let (summary, keys) = selfplay_result?;
+        if keys.len() >= 2 {
+            artifacts::compact_games(lp.store.as_ref(), &keys, &lp.worker, &lp.scratch)?;
+        }
+        Ok((summary, steps, train_secs))
+    }
+
+    /// The final evaluation of the last checkpoint, the ranking and the summary files.
+    fn finish(mut self) -> anyhow::Result<RunSummary> {
+        let bar = self.lp.status.bar.clone();
+        if let Some(what) = self.spent {
+            say(&bar, format!("the {what} budget is spent"));
+        } else {
+            say(&bar, "stopped on request".into());
+        }
+        let final_matches = self.final_evaluation()?;
+        let ranking = self.matches().rank(1000).ok();
+        let _ = self.lp.index.sync(self.lp.store.as_ref());
+        bar.finish_and_clear();
+        let lp = &self.lp;
+        let summary = RunSummary {
+            run_dir: self.run_dir.display().to_string(),
+            store: lp.store.url(),
+            variant: lp.variant.name.clone(),
+            net: self.arch.to_string(),
+            steps: lp.step,
+            iterations: lp.iteration,
+            games: lp.games,
+            positions: lp.positions,
+            elapsed_secs: lp.elapsed(),
+            final_checkpoint: lp.last_checkpoint.clone(),
+            best_checkpoint: ranking.and_then(|r| r.best),
+            final_matches,
+            last_loss: lp.last_stats,
+            interrupted: self.stopped(),
+        };
+        std::fs::write(self.run_dir.join(SUMMARY_MD), summary.to_markdown())?;
+        std::fs::write(self.run_dir.join(SUMMARY_JSON), serde_json::to_string_pretty(&summary)? + "\n")?;
+        Ok(summary)
+    }
+
+    /// Matches of the last checkpoint against the final opponents (none when stopped or when
+    /// nothing was trained).
+    fn final_evaluation(&self) -> anyhow::Result<Vec<MatchSummary>> {
+        let mut final_matches = Vec::new();
+        let fin = &self.lp.config.eval.final_eval;
+        if fin.games == 0 || self.stopped() || self.lp.step == 0 {
+            return Ok(final_matches);
+        }
+        let matches = self.matches();
+        let name = self.lp.last_checkpoint.clone();
+        let me = matches.contestant(&checkpoint_player(&name, fin.simulations))?;
+        let manifests = manifests_now(self.lp.store.as_ref())?;
+        for o in &fin.opponents {
+            let Some(opp) = opponent(&matches, o, &name, &manifests, fin.simulations)? else { continue };
+            self.lp.status.set(true, format!("final evaluation vs {}", opp.name));
+            let label = format!("final-{name}-vs-{}", label_of(&opp.name));
+            let t0 = Instant::now();
+            let Some(report) = self.unless_stopped(matches.play(&me, &opp, fin.games, &label))? else {
+                break;
+            };
+            let s = MatchSummary::from_report(&report);
+            say(&self.lp.status.bar, format!("final: {} ({:.0} s)", s.line(), t0.elapsed().as_secs_f64()));
+            final_matches.push(s);
+        }
+        if !self.stopped() {
+            self.lp.log("final", self.lp.step, json!({ "matches": final_matches }));
+        }
+        Ok(final_matches)
+    }
+
+    /// Matches of checkpoint `name` against the configured opponents, then the ranking; returns
+    /// the metrics object.
+    fn evaluate(&self, name: &str, manifests: &[CheckpointManifest]) -> anyhow::Result<serde_json::Value> {
+        let lp = &self.lp;
+        let matches = self.matches();
+        let config = &lp.config.eval;
+        let t0 = Instant::now();
+        let me = matches.contestant(&checkpoint_player(name, config.simulations))?;
+        let mut summaries = Vec::new();
+        for o in &config.opponents {
+            let Some(opp) = opponent(&matches, o, name, manifests, config.simulations)? else { continue };
+            lp.status.set(true, format!("evaluating {name} vs {}", opp.name));
+            let label = format!("eval-{name}-vs-{}", label_of(&opp.name));
+            let report = matches.play(&me, &opp, config.games, &label)?;
+            summaries.push(MatchSummary::from_report(&report));
+        }
+        lp.status.set(true, String::new());
+        let ranking = matches.rank(300)?;
+        let me_entry = ranking.entries.iter().find(|e| e.player == me.name);
+        let secs = t0.elapsed().as_secs_f64();
+        let lines: Vec<String> =
+            summaries.iter().map(|m| format!("{} {:.0}%", label_of(&m.opponent), 100.0 * m.score)).collect();
+        say(
+            &lp.status.bar,
+            format!(
+                "evaluated {name} in {secs:.0} s: {}; Elo {} (random = 0)",
+                lines.join(", "),
+                me_entry.map_or("?".into(), |e| format!("{:+.0} [{:+.0}, {:+.0}]", e.elo, e.ci_low, e.ci_high))
+            ),
+        );
+        let scores: serde_json::Map<String, serde_json::Value> =
+            summaries.iter().map(|m| (label_of(&m.opponent), json!(m.score))).collect();
+        let ratings: serde_json::Map<String, serde_json::Value> =
+            ranking.entries.iter().map(|e| (label_of(&e.player), json!(e.elo))).collect();
+        let value = json!({
+            "checkpoint": name,
+            "elo": me_entry.map(|e| e.elo), "elo_low": me_entry.map(|e| e.ci_low), "elo_high": me_entry.map(|e| e.ci_high),
+            "score": scores, "ratings": ratings, "secs": secs, "matches": summaries,
+        });
+        let step = crate::evaluation::step_of_player(&format!("checkpoints/{name}")).unwrap_or(0);
+        lp.metrics.lock().expect("metrics lock").log("eval", step, lp.elapsed(), value.clone());
+        Ok(value)
+    }
+
+    /// SPRT gating of a new checkpoint against the self-play net; the decision is stored.
+    fn gate(&mut self, name: &str) -> anyhow::Result<()> {
+        let lp = &self.lp;
+        let matches = self.matches();
+        let sims = lp.config.eval.simulations;
+        let candidate = matches.contestant(&checkpoint_player(name, sims))?;
+        let best = matches.contestant(&checkpoint_player(&lp.selfplay_checkpoint, sims))?;
+        let label = format!("gate-{name}-vs-{}", lp.selfplay_checkpoint);
+        let (report, status) = matches.gate(&candidate, &best, &lp.config.eval.sprt, &label)?;
+        let promoted = status.decision == Some(fairyzero_evaluator::SprtDecision::AcceptH1);
+        let decision = json!({ "checkpoint": name, "against": lp.selfplay_checkpoint, "promoted": promoted,
+            "wins": report.wins, "draws": report.draws, "losses": report.losses, "llr": status.llr });
+        let _ =
+            lp.store.publish(&format!("{}{name}.json", artifacts::GATING_DIR), serde_json::to_vec_pretty(&decision)?);
+        say(
+            &lp.status.bar,
+            format!(
+                "gating {name} vs {}: +{} ={} -{}, LLR {:.2}: {}",
+                lp.selfplay_checkpoint,
+                report.wins,
+                report.draws,
+                report.losses,
+                status.llr,
+                if promoted { "promoted" } else { "kept the current net" }
+            ),
+        );
+        if promoted {
+            self.lp.selfplay_checkpoint = name.to_string();
+        }
+        Ok(())
+    }
+}
+
+/// The newest checkpoint that checks out, loaded for training. Damage (an unreadable file, a
+/// failed checksum) is moved aside; a sound checkpoint that does not load (other rules,
+/// architecture, device) is an error, and nothing is moved.
+fn resume(
+    store: &dyn Store,
+    config: &RunConfig,
+    variant: &Arc<Variant>,
+    arch: &NetConfig,
+    device: fairyzero_torch::Device,
+    bar: &ProgressBar,
+) -> anyhow::Result<Option<(Learner, CheckpointManifest)>> {
+    let cache = absolute(&config.run_dir).join(".scratch").join("cache");
+    for m in artifacts::list_checkpoints(store)?.iter().rev() {
         let attempt = (|| -> Result<Learner, (bool, anyhow::Error)> {
-            let dir = artifacts::checkpoint_dir(store.as_ref(), m, &scratch.join("cache"))
-                .map_err(|e| (true, anyhow::Error::msg(e)))?;
+            let dir = artifacts::checkpoint_dir(store, m, &cache).map_err(|e| (true, anyhow::Error::msg(e)))?;
             let fault = |e: checkpoint::CheckpointError| (e.is_damage(), anyhow::Error::new(e));
-            let loaded = checkpoint::load(&dir, Arc::clone(&variant), Some(&arch), device, false).map_err(fault)?;
+            let loaded = checkpoint::load(&dir, Arc::clone(variant), Some(arch), device, false).map_err(fault)?;
             let mut learner = Learner::new(loaded.net, config.train.clone());
             if let Some(record) = &loaded.header.optimizer {
                 learner.optimizer.load(&dir, record).map_err(fault)?;
@@ -671,19 +1239,15 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
             Ok(learner)
         })();
         match attempt {
-            Ok(l) => {
-                resumed = Some((l, m.clone()));
-                break;
-            }
+            Ok(l) => return Ok(Some((l, m.clone()))),
             Err((true, e)) => {
-                let moved =
-                    artifacts::quarantine(store.as_ref(), &format!("{}/", artifacts::checkpoint_prefix(&m.name)))?;
+                let moved = artifacts::quarantine(store, &format!("{}/", artifacts::checkpoint_prefix(&m.name)))?;
                 let place = moved.first().map_or_else(
                     || artifacts::DAMAGED_DIR.to_string(),
                     |k| k[..k.find(artifacts::CHECKPOINTS_DIR).unwrap_or(k.len())].to_string(),
                 );
                 warn(
-                    &bar,
+                    bar,
                     format!(
                         "checkpoint {} is damaged and skipped: {e:#}; its files are in {place}{} under their own names \
                          (move that folder back into checkpoints/ to restore it)",
@@ -695,387 +1259,13 @@ pub fn train(config: RunConfig, options: &TrainOptions) -> anyhow::Result<RunSum
             Err((false, e)) => {
                 return Err(e.context(format!(
                     "resuming {} from checkpoint {} (nothing was moved)",
-                    run_dir.display(),
+                    absolute(&config.run_dir).display(),
                     m.name
                 )));
             }
         }
     }
-    if !variant_recorded {
-        artifacts::record_variant(store.as_ref(), &variant)?;
-    }
-    let manifests = artifacts::list_checkpoints(store.as_ref())?;
-    let fresh = resumed.is_none();
-    let mut transferred_from = None;
-    let (mut learner, state, last_checkpoint) = match resumed {
-        Some((l, m)) => (l, m.state.clone(), m.name.clone()),
-        None => {
-            let net = match transferred {
-                Some((source, loaded)) => {
-                    let report = loaded.transfer.unwrap_or_default();
-                    say(
-                        &bar,
-                        format!(
-                            "warm start from {} (variant {}, {} net): {report}",
-                            source.display(),
-                            loaded.header.variant.name,
-                            loaded.header.architecture
-                        ),
-                    );
-                    transferred_from = Some((source.display().to_string(), report));
-                    loaded.net
-                }
-                None => {
-                    fairyzero_torch::manual_seed(config.seed);
-                    Net::new(&arch, Arc::clone(&variant), device)
-                }
-            };
-            (Learner::new(net, config.train.clone()), TrainerState::default(), String::new())
-        }
-    };
-
-    let mirror_rules = MirrorRules::new(&variant);
-    let status = Arc::new(Status {
-        bar: bar.clone(),
-        budget: Budget { games: config.budget.games, steps: config.budget.steps, secs: config.budget.minutes * 60.0 },
-        started: Instant::now(),
-        elapsed_base: state.elapsed_secs,
-        iteration: AtomicU64::new(0),
-        games: AtomicU64::new(0),
-        step: AtomicU64::new(0),
-        window: AtomicU64::new(0),
-        doing: Mutex::new((String::new(), String::new())),
-    });
-    let mut lp = Loop {
-        encoding: StandardEncoding::new(Arc::clone(&variant)),
-        sample_options: SampleOptions {
-            search_value_weight: config.replay.search_value_weight,
-            mirror: config.replay.mirror == MirrorMode::Auto && mirror_rules.any(),
-        },
-        mirror_rules,
-        window: Arc::new(Mutex::new(ReplayWindow::new(config.replay.window_positions, config.replay.game_weight_cap))),
-        variant: Arc::clone(&variant),
-        device,
-        scratch: scratch.clone(),
-        store: Arc::clone(&store),
-        worker: artifacts::worker_id(),
-        metrics: Arc::new(Mutex::new(metrics)),
-        index,
-        status,
-        games: 0,
-        positions: 0,
-        iteration: state.iteration,
-        step: learner.step(),
-        samples_trained: state.samples_trained,
-        selfplay_checkpoint: last_checkpoint.clone(),
-        last_checkpoint,
-        last_stats: None,
-        game_seq: 0,
-        config,
-    };
-
-    // Games: single-game chunks left by a kill are compacted, then everything is read back.
-    let singles: Vec<String> = store
-        .list(artifacts::GAMES_DIR)?
-        .into_iter()
-        .map(|o| o.key)
-        .filter(|k| artifacts::is_game_chunk(k) && !k.rsplit('-').next().unwrap_or("").starts_with('c'))
-        .collect();
-    if singles.len() >= 2 {
-        artifacts::compact_games(store.as_ref(), &singles, &lp.worker, &scratch)?;
-    }
-    let (games, skipped) = artifacts::read_all_games(store.as_ref(), &scratch, true)?;
-    for k in &skipped {
-        warn(&bar, format!("skipped the damaged game chunk {k} (moved to {}<unix ms>/{k})", artifacts::DAMAGED_DIR));
-    }
-    lp.games = games.len() as u64;
-    lp.positions = games.iter().map(|g| g.moves.len() as u64).sum();
-    // Only the newest games that fill the window need replaying.
-    let mut need = 0u64;
-    let mut first = games.len();
-    while first > 0 && need < lp.config.replay.window_positions {
-        first -= 1;
-        need += games[first].moves.len() as u64;
-    }
-    for g in &games[first..] {
-        lp.add_game(g);
-    }
-    drop(games);
-
-    if fresh {
-        let m = lp.publish_checkpoint(&learner)?;
-        lp.selfplay_checkpoint = m.name.clone();
-    } else if lp.config.eval.gating == Gating::Sprt {
-        lp.selfplay_checkpoint = promoted_checkpoint(store.as_ref(), &manifests)?;
-    }
-    lp.sync_status();
-    let sync = lp.index.sync(store.as_ref())?;
-    for s in sync.skipped.iter().take(3) {
-        warn(&bar, s.to_string());
-    }
-    let window_positions = lp.window.lock().expect("window lock").positions();
-    say(
-        &bar,
-        format!(
-            "{} {} in {}: step {}, iteration {}, {} games ({} positions) in the store, window {} positions, net {} ({} parameters) on {:?}",
-            if fresh { "starting" } else { "resuming" },
-            variant.name,
-            run_dir.display(),
-            lp.step,
-            lp.iteration,
-            lp.games,
-            lp.positions,
-            window_positions,
-            arch,
-            learner.net.parameter_count(),
-            device
-        ),
-    );
-    // A kill between a checkpoint's publish and its iteration's metrics line loses the line:
-    // write what the manifest recorded for every checkpoint newer than the last logged
-    // iteration, marked `recovered` (the iteration's self-play and training figures are gone).
-    let last_logged = crate::metrics::last_logged_iteration(&run_dir);
-    for m in manifests.iter().filter(|m| m.state.iteration > last_logged.unwrap_or(0)) {
-        lp.metrics.lock().expect("metrics lock").log(
-            "iteration",
-            m.step,
-            m.state.elapsed_secs,
-            json!({ "iteration": m.state.iteration, "games": m.state.games, "positions": m.state.positions,
-                    "checkpoint": m.name, "recovered": true }),
-        );
-    }
-    let transfer_json = transferred_from.as_ref().map(|(source, report)| {
-        json!({ "from": source, "variables_copied": report.copied.len(),
-                "pieces_matched": report.pieces.iter().filter(|p| p.1.is_some()).count(),
-                "pieces": report.pieces.len(), "fresh_shape_changed": report.mismatched.len(),
-                "fresh_new": report.missing.len(), "unused": report.unused.len() })
-    });
-    lp.log(
-        "start",
-        lp.step,
-        json!({ "resumed_from": if fresh { serde_json::Value::Null } else { json!(lp.last_checkpoint) },
-                "transfer": transfer_json,
-                "games": lp.games, "positions": lp.positions, "window": window_positions,
-                "variant": variant.name, "net": arch.to_string(), "parameters": learner.net.parameter_count(),
-                "store": store.url(), "mirror": lp.sample_options.mirror }),
-    );
-
-    let loader = lp.loader();
-    let eval_config = lp.config.eval.clone();
-    let matches = CheckpointMatches {
-        variant: Arc::clone(&variant),
-        store: Arc::clone(&store),
-        loader: &loader,
-        config: &eval_config,
-        seed: lp.config.seed,
-        run_dir: run_dir.clone(),
-        stop: Some(Arc::clone(&stop)),
-    };
-    // The untrained net is the first point of the rating curve.
-    let step0 = artifacts::checkpoint_name(0);
-    if eval_config.every > 0
-        && !stop.load(Ordering::Relaxed)
-        && manifests_now(store.as_ref())?.iter().any(|m| m.name == step0)
-    {
-        unless_stopped(evaluate(&mut lp, &matches, &step0, &manifests_now(store.as_ref())?), &stop, &bar)?;
-    }
-
-    let mut rng = ChaCha8Rng::seed_from_u64(lp.config.seed ^ lp.step.wrapping_mul(0x2545_F491_4F6C_DD1D));
-    let mut spent = lp.spent();
-    while spent.is_none() && !stop.load(Ordering::Relaxed) {
-        let it_started = Instant::now();
-        let sp_net = lp.selfplay_checkpoint.clone();
-        lp.status.iteration.store(lp.iteration + 1, Ordering::Relaxed);
-        let sp_eval = lp.selfplay_backend(lp.selfplay_net(&learner)?);
-        let selfplay_stop = AtomicBool::new(false);
-        let interrupt: &AtomicBool = &stop;
-        let gate = TrainGate { new_positions: AtomicU64::new(0), selfplay_done: AtomicBool::new(false) };
-        let job = lp.train_job();
-        let concurrent = lp.config.iteration.concurrent;
-        // 1-3. Self-play, and training on its own thread (or after it).
-        let (selfplay_result, stats, train_secs) = std::thread::scope(|scope| {
-            if concurrent {
-                let (learner, job, gate_ref, rng) = (&mut learner, &job, &gate, &mut rng);
-                let trainer = std::thread::Builder::new()
-                    .name("train".into())
-                    .spawn_scoped(scope, move || {
-                        let t0 = Instant::now();
-                        let stats = train_loop(learner, job, gate_ref, rng, interrupt);
-                        (stats, t0.elapsed().as_secs_f64())
-                    })
-                    .expect("cannot start the training thread");
-                let result = lp.selfplay(&sp_eval, &selfplay_stop, interrupt, &gate);
-                gate.selfplay_done.store(true, Ordering::Release);
-                let (stats, secs) = trainer.join().expect("the training thread panicked");
-                (result, stats, secs)
-            } else {
-                let result = lp.selfplay(&sp_eval, &selfplay_stop, interrupt, &gate);
-                gate.selfplay_done.store(true, Ordering::Release);
-                let t0 = Instant::now();
-                let stats = train_loop(&mut learner, &job, &gate, &mut rng, interrupt);
-                (result, stats, t0.elapsed().as_secs_f64())
-            }
-        });
-        drop(sp_eval);
-        let (summary, keys) = selfplay_result?;
-        if keys.len() >= 2 {
-            artifacts::compact_games(store.as_ref(), &keys, &lp.worker, &scratch)?;
-        }
-        lp.step = learner.step();
-        lp.samples_trained += (stats.len() * lp.config.train.batch_size) as u64;
-        lp.iteration += 1;
-        lp.sync_status();
-        // 4-5. Checkpoint and promotion.
-        if !stats.is_empty() {
-            let m = lp.publish_checkpoint(&learner)?;
-            match eval_config.gating {
-                Gating::Always => lp.selfplay_checkpoint = m.name.clone(),
-                // Stopped within seconds: no match now; the next iteration's checkpoint is gated.
-                Gating::Sprt if stop.load(Ordering::Relaxed) => {}
-                Gating::Sprt => {
-                    unless_stopped(gate_checkpoint(&mut lp, &matches, &m.name), &stop, &bar)?;
-                }
-            }
-        }
-        let mean = StepStats::mean(&stats);
-        if !stats.is_empty() {
-            lp.last_stats = Some(mean);
-        }
-        // 6. Evaluation.
-        let mut eval_json = serde_json::Value::Null;
-        if eval_config.every > 0
-            && lp.iteration.is_multiple_of(eval_config.every)
-            && !stats.is_empty()
-            && !stop.load(Ordering::Relaxed)
-        {
-            let name = lp.last_checkpoint.clone();
-            let result = evaluate(&mut lp, &matches, &name, &manifests_now(store.as_ref())?);
-            eval_json = unless_stopped(result, &stop, &bar)?.unwrap_or_default();
-        }
-        // 7. Metrics.
-        let sp_secs = summary.elapsed.as_secs_f64().max(1e-9);
-        let reasons: serde_json::Map<String, serde_json::Value> =
-            summary.reasons.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
-        let window_positions = lp.window.lock().expect("window lock").positions();
-        let batch = lp.config.train.batch_size;
-        lp.log(
-            "iteration",
-            lp.step,
-            json!({
-                "iteration": lp.iteration,
-                "games": lp.games,
-                "positions": lp.positions,
-                "window": window_positions,
-                "selfplay": {
-                    "games": summary.games, "positions": summary.positions, "secs": sp_secs,
-                    "games_per_sec": summary.games as f64 / sp_secs, "positions_per_sec": summary.positions as f64 / sp_secs,
-                    "simulations_per_sec": summary.simulations_per_sec(), "mean_length": summary.mean_length(),
-                    "first_player_score": summary.first_player_score(), "draw_rate": summary.draws as f64 / summary.games.max(1) as f64,
-                    "mean_batch": summary.mean_batch(), "reasons": reasons, "net": sp_net,
-                },
-                "train": {
-                    "steps": stats.len(), "secs": train_secs, "steps_per_sec": stats.len() as f64 / train_secs.max(1e-9),
-                    "samples_per_sec": (stats.len() * batch) as f64 / train_secs.max(1e-9),
-                    "loss": { "total": mean.loss, "policy": mean.policy_loss, "value": mean.value_loss },
-                    "policy_entropy": mean.policy_entropy, "target_entropy": mean.target_entropy,
-                    "grad_norm": mean.grad_norm, "lr": mean.lr,
-                    "mirrored_fraction": mean.mirrored as f64 / (stats.len() * batch).max(1) as f64,
-                },
-                "eval": eval_json,
-                "iteration_secs": it_started.elapsed().as_secs_f64(),
-            }),
-        );
-        say(
-            &bar,
-            format!(
-                "iteration {}: {} games ({:.2}/s, {:.0} positions/s, mean length {:.1}, first-player score {:.2}), {} steps ({:.1}/s) loss {:.3} (policy {:.3}, value {:.3}, entropy {:.2}), lr {:.2e}, checkpoint {}",
-                lp.iteration,
-                summary.games,
-                summary.games as f64 / sp_secs,
-                summary.positions as f64 / sp_secs,
-                summary.mean_length(),
-                summary.first_player_score(),
-                stats.len(),
-                stats.len() as f64 / train_secs.max(1e-9),
-                mean.loss,
-                mean.policy_loss,
-                mean.value_loss,
-                mean.policy_entropy,
-                mean.lr,
-                lp.last_checkpoint
-            ),
-        );
-        if let Err(e) = lp.index.sync(store.as_ref()) {
-            warn(&bar, format!("index sync failed: {e}"));
-        }
-        spent = lp.spent();
-        if summary.games == 0 && stats.is_empty() && spent.is_none() && !stop.load(Ordering::Relaxed) {
-            bail!("an iteration finished no game and no training step; stopping");
-        }
-    }
-    if let Some(what) = spent {
-        say(&bar, format!("the {what} budget is spent"));
-    } else {
-        say(&bar, "stopped on request".into());
-    }
-
-    // Final evaluation of the last checkpoint.
-    let mut final_matches = Vec::new();
-    let fin = eval_config.final_eval.clone();
-    if fin.games > 0 && !stop.load(Ordering::Relaxed) && lp.step > 0 {
-        let name = lp.last_checkpoint.clone();
-        let me = matches.contestant(&checkpoint_player(&name, fin.simulations))?;
-        let manifests = manifests_now(store.as_ref())?;
-        for o in &fin.opponents {
-            let Some(opp) = opponent(&matches, o, &name, &manifests, fin.simulations)? else { continue };
-            lp.status.set(true, format!("final evaluation vs {}", opp.name));
-            let label = format!("final-{name}-vs-{}", label_of(&opp.name));
-            let t0 = Instant::now();
-            let Some(report) = unless_stopped(matches.play(&me, &opp, fin.games, &label), &stop, &bar)? else {
-                break;
-            };
-            let s = MatchSummary::from_report(&report);
-            say(&bar, format!("final: {} ({:.0} s)", s.line(), t0.elapsed().as_secs_f64()));
-            final_matches.push(s);
-        }
-        if !stop.load(Ordering::Relaxed) {
-            lp.log("final", lp.step, json!({ "matches": final_matches }));
-        }
-    }
-    let ranking = matches.rank(1000).ok();
-    let _ = lp.index.sync(store.as_ref());
-    bar.finish_and_clear();
-    let summary = RunSummary {
-        run_dir: run_dir.display().to_string(),
-        store: store.url(),
-        variant: variant.name.clone(),
-        net: arch.to_string(),
-        steps: lp.step,
-        iterations: lp.iteration,
-        games: lp.games,
-        positions: lp.positions,
-        elapsed_secs: lp.elapsed(),
-        final_checkpoint: lp.last_checkpoint.clone(),
-        best_checkpoint: ranking.and_then(|r| r.best),
-        final_matches,
-        last_loss: lp.last_stats,
-        interrupted: stop.load(Ordering::Relaxed),
-    };
-    std::fs::write(run_dir.join(SUMMARY_MD), summary.to_markdown())?;
-    std::fs::write(run_dir.join(SUMMARY_JSON), serde_json::to_string_pretty(&summary)? + "\n")?;
-    Ok(summary)
-}
-
-/// A match (or evaluation) cut short by a stop request is no failure: `None`, and the run ends
-/// as asked. Its games are not stored, so the next start plays it again in full.
-fn unless_stopped<T>(result: anyhow::Result<T>, stop: &AtomicBool, bar: &ProgressBar) -> anyhow::Result<Option<T>> {
-    match result {
-        Err(e) if stop.load(Ordering::Relaxed) => {
-            say(bar, format!("stopped on request during evaluation ({e:#})"));
-            Ok(None)
-        }
-        other => other.map(Some),
-    }
+    Ok(None)
 }
 
 fn manifests_now(store: &dyn Store) -> anyhow::Result<Vec<CheckpointManifest>> {
@@ -1108,83 +1298,6 @@ fn opponent(
         }
         _ => Ok(None),
     }
-}
-
-/// Matches of checkpoint `name` against the configured opponents, then the ranking; returns the
-/// metrics object.
-fn evaluate(
-    lp: &mut Loop,
-    matches: &CheckpointMatches<'_>,
-    name: &str,
-    manifests: &[CheckpointManifest],
-) -> anyhow::Result<serde_json::Value> {
-    let config = lp.config.eval.clone();
-    let t0 = Instant::now();
-    let me = matches.contestant(&checkpoint_player(name, config.simulations))?;
-    let mut summaries = Vec::new();
-    for o in &config.opponents {
-        let Some(opp) = opponent(matches, o, name, manifests, config.simulations)? else { continue };
-        lp.status.set(true, format!("evaluating {name} vs {}", opp.name));
-        let label = format!("eval-{name}-vs-{}", label_of(&opp.name));
-        let report = matches.play(&me, &opp, config.games, &label)?;
-        summaries.push(MatchSummary::from_report(&report));
-    }
-    lp.status.set(true, String::new());
-    let ranking = matches.rank(300)?;
-    let me_entry = ranking.entries.iter().find(|e| e.player == me.name);
-    let secs = t0.elapsed().as_secs_f64();
-    let lines: Vec<String> =
-        summaries.iter().map(|m| format!("{} {:.0}%", label_of(&m.opponent), 100.0 * m.score)).collect();
-    say(
-        &lp.status.bar,
-        format!(
-            "evaluated {name} in {secs:.0} s: {}; Elo {} (random = 0)",
-            lines.join(", "),
-            me_entry.map_or("?".into(), |e| format!("{:+.0} [{:+.0}, {:+.0}]", e.elo, e.ci_low, e.ci_high))
-        ),
-    );
-    let scores: serde_json::Map<String, serde_json::Value> =
-        summaries.iter().map(|m| (label_of(&m.opponent), json!(m.score))).collect();
-    let ratings: serde_json::Map<String, serde_json::Value> =
-        ranking.entries.iter().map(|e| (label_of(&e.player), json!(e.elo))).collect();
-    let value = json!({
-        "checkpoint": name,
-        "elo": me_entry.map(|e| e.elo), "elo_low": me_entry.map(|e| e.ci_low), "elo_high": me_entry.map(|e| e.ci_high),
-        "score": scores, "ratings": ratings, "secs": secs, "matches": summaries,
-    });
-    let step = crate::evaluation::step_of_player(&format!("checkpoints/{name}")).unwrap_or(0);
-    let elapsed = lp.elapsed();
-    lp.metrics.lock().expect("metrics lock").log("eval", step, elapsed, value.clone());
-    Ok(value)
-}
-
-/// SPRT gating of a new checkpoint against the self-play net; the decision is stored.
-fn gate_checkpoint(lp: &mut Loop, matches: &CheckpointMatches<'_>, name: &str) -> anyhow::Result<()> {
-    let sims = lp.config.eval.simulations;
-    let candidate = matches.contestant(&checkpoint_player(name, sims))?;
-    let best = matches.contestant(&checkpoint_player(&lp.selfplay_checkpoint, sims))?;
-    let label = format!("gate-{name}-vs-{}", lp.selfplay_checkpoint);
-    let (report, status) = matches.gate(&candidate, &best, &lp.config.eval.sprt, &label)?;
-    let promoted = status.decision == Some(fairyzero_evaluator::SprtDecision::AcceptH1);
-    let decision = json!({ "checkpoint": name, "against": lp.selfplay_checkpoint, "promoted": promoted,
-        "wins": report.wins, "draws": report.draws, "losses": report.losses, "llr": status.llr });
-    let _ = lp.store.publish(&format!("{}{name}.json", artifacts::GATING_DIR), serde_json::to_vec_pretty(&decision)?);
-    say(
-        &lp.status.bar,
-        format!(
-            "gating {name} vs {}: +{} ={} -{}, LLR {:.2}: {}",
-            lp.selfplay_checkpoint,
-            report.wins,
-            report.draws,
-            report.losses,
-            status.llr,
-            if promoted { "promoted" } else { "kept the current net" }
-        ),
-    );
-    if promoted {
-        lp.selfplay_checkpoint = name.to_string();
-    }
-    Ok(())
 }
 
 /// The self-play net under SPRT gating: the newest promoted checkpoint, else step 0.
