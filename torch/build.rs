@@ -1,8 +1,9 @@
 //! Link libtorch so that this crate's tests run without `LD_LIBRARY_PATH`, and record which
 //! libtorch the crate was built against.
 //!
-//! The link part is a copy of tch's own build.rs; every crate whose binaries or tests link tch
-//! needs it (see docs/setup.md):
+//! The one build script of every package whose binaries or tests link libtorch: the trainer and
+//! the torch CLI name it with `build = "../torch/build.rs"` (see docs/setup.md). The link part is
+//! what tch's own build.rs does:
 //! - `-Wl,-rpath=<libtorch lib dir>` gives the binary a RUNPATH;
 //! - `-Wl,--no-as-needed -ltorch` keeps `libtorch.so`, and through it `libtorch_cuda.so`,
 //!   which the linker would otherwise drop because no Rust symbol refers to them directly.
@@ -13,7 +14,8 @@
 use std::{env, fs, path::Path};
 
 fn main() {
-    println!("cargo:rerun-if-changed=build.rs");
+    // Relative to the package being built: the same file from torch/ and from its siblings.
+    println!("cargo:rerun-if-changed=../torch/build.rs");
     let lib_dir = env::var("DEP_TCH_LIBTORCH_LIB").ok();
 
     let os = env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();

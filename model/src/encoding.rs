@@ -453,6 +453,12 @@ impl EncodedBatch {
     pub fn offsets(&self) -> &[usize] {
         &self.offsets
     }
+
+    /// The flat storage, writable, for transforms of encoded positions in place (the mirror in
+    /// `mirror.rs`): pieces, planes and moves; the offsets stay as they are.
+    pub(crate) fn storage_mut(&mut self) -> (&mut [i64], &mut [f32], &mut [MoveFeatures], &[usize]) {
+        (&mut self.pieces, &mut self.planes, &mut self.moves, &self.offsets)
+    }
 }
 
 #[cfg(test)]

@@ -5,6 +5,8 @@
 //!
 //! - [`encoding`]: positions and legal moves from the side to move's point of view (pure Rust);
 //! - [`identity`]: stable piece identities, so that embeddings transfer between variants;
+//! - [`mirror`]: the left-right mirror of encoded positions (training's data augmentation);
+//! - [`training`]: a training batch with its targets, before it becomes tensors;
 //! - [`backend`]: the inference contract used by search ([`Backend`]), with a mock and a cache;
 //! - [`config`]: network sizes and the checkpoint header (plain data).
 //!
@@ -36,8 +38,11 @@ pub mod backend;
 pub mod config;
 pub mod encoding;
 pub mod identity;
+pub mod mirror;
 pub mod synthetic;
+pub mod training;
 
 pub use backend::{Backend, BackendInfo, CachedBackend, EvalRequest, Evaluation, MockBackend, MockValue};
 pub use config::NetConfig;
 pub use encoding::{EncodedBatch, Encoding, MoveFeatures, StandardEncoding};
+pub use training::TrainBatch;

@@ -5,6 +5,8 @@
 //! - [`checkpoint`]: saving and loading nets as safetensors plus a JSON header and manifest,
 //!   with transfer between variants;
 //! - [`optim`]: AdamW with savable state;
+//! - [`training`]: one optimizer step on a [`fairyzero_model::TrainBatch`] (loss, AdamW,
+//!   clipping, the step's statistics);
 //! - [`backend`]: [`TorchBackend`], the [`fairyzero_model::Backend`] that batches the requests of
 //!   many searches onto one inference thread;
 //! - the runtime: devices, threads, seeds and what libtorch this program runs on.
@@ -17,6 +19,7 @@ pub mod checkpoint;
 pub mod net;
 pub mod optim;
 mod runtime;
+pub mod training;
 
 pub use backend::{TorchBackend, TorchBackendOptions};
 pub use net::{Net, NetInput, NetOutput};

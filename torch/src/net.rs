@@ -364,6 +364,11 @@ impl Net {
         })
     }
 
+    /// Runs the net without recording gradients (inference).
+    pub fn forward_inference(&self, input: &NetInput) -> NetOutput {
+        tch::no_grad(|| self.forward(input))
+    }
+
     /// Runs the net. Gradients are recorded unless the caller is inside `tch::no_grad`.
     pub fn forward(&self, input: &NetInput) -> NetOutput {
         let (b, h, w) = (input.batch, input.height, input.width);

@@ -4,13 +4,13 @@
 
 use std::{sync::Arc, time::Instant};
 
-use fairyzero_model::StandardEncoding;
+use fairyzero_model::{StandardEncoding, TrainBatch};
 use fairyzero_rules::{MoveList, Position, Variant};
 use fairyzero_torch::{
-    net::{loss, Targets},
-    Device, Net, NetInput,
+    training::{backward, BatchTensors},
+    Device, Net,
 };
-use fairyzero_trainer::{config::TrainConfig, learner::Learner, replay::TrainBatch};
+use fairyzero_trainer::{config::TrainConfig, learner::Learner};
 use rand::{seq::SliceRandom, SeedableRng};
 
 fn main() {
@@ -19,9 +19,9 @@ fn main() {
     let v = Variant::load(&arg(0, "antilosalamos")).unwrap();
     let size = fairyzero_model::NetConfig::parse(&arg(1, "tiny")).unwrap();
     let batch: usize = arg(2, "256").parse().unwrap();
-    let threads: i32 = arg(3, "2").parse().unwrap();
+    let threads: usize = arg(3, "2").parse().unwrap();
     let steps: usize = arg(4, "20").parse().unwrap();
-    tch::set_num_threads(threads);
+    fairyzero_torch::set_threads(threads);
     // Positions from random play.
     let mut rng = rand::rngs::StdRng::seed_from_u64(1);
     let mut positions = Vec::new();
@@ -44,7 +44,7 @@ fn main() {
         positions.iter().map(|(_, l)| vec![(0, 0.5), ((l.len() - 1) as u32, 0.5)]).collect();
     let wdl = vec![[1.0, 0.0, 0.0]; batch];
     let moves = encoded.moves().len();
-    tch::manual_seed(0);
+    fairyzero_torch::manual_seed(0);
     let net = Net::new(&size, Arc::clone(&v), Device::Cpu);
     let time = |name: &str, f: &mut dyn FnMut()| {
         f();
@@ -56,24 +56,19 @@ fn main() {
         println!("{name:<22} {ms:8.1} ms  ({:.0} positions/s)", batch as f64 / ms * 1000.0);
     };
     println!("{} {size} batch {batch} ({moves} moves) threads {threads}", v.name);
+    // Mirroring is the sampler's work now (before tensors exist), so no position is mirrored.
+    let tb = TrainBatch { encoded, policy, wdl, mirrored: vec![false; batch] };
     time("input", &mut || {
-        let _ = NetInput::new(&encoded, Device::Cpu);
+        let _ = BatchTensors::new(&tb, Device::Cpu);
     });
-    let input = NetInput::new(&encoded, Device::Cpu);
+    let tensors = BatchTensors::new(&tb, Device::Cpu);
     time("forward (no grad)", &mut || {
-        tch::no_grad(|| {
-            let _ = net.forward(&input);
-        })
+        let _ = net.forward_inference(&tensors.input);
     });
-    let targets = Targets::new(&encoded, &policy, &wdl, Device::Cpu);
     time("forward+loss+backward", &mut || {
-        let out = net.forward(&input);
-        let l = loss(&out, &input, &targets, 1.0);
-        l.total.backward();
+        backward(&net, &tensors, 1.0);
     });
     let mut learner = Learner::new(net, TrainConfig::default());
-    let tb =
-        TrainBatch { encoded: encoded.clone(), policy: policy.clone(), wdl: wdl.clone(), mirror: vec![true; batch] };
     time("learner step", &mut || {
         learner.train_step(&tb);
     });

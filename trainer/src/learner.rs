@@ -1,17 +1,17 @@
-//! One optimizer step: a drawn batch through the net, the model crate's loss (policy
-//! cross-entropy against the search targets over each position's legal moves, WDL value
-//! cross-entropy), AdamW with decoupled weight decay, the learning-rate schedule and gradient
-//! clipping.
+//! The learner: the net being trained, its optimizer, and the schedule that sets each step's
+//! hyper-parameters from the run's configuration. The step itself (loss, AdamW with decoupled
+//! weight decay, gradient clipping) is tensor code and lives in the torch backend
+//! ([`fairyzero_torch::training`]); the batch comes in drawn and augmented (see `replay.rs`).
 
+use fairyzero_model::TrainBatch;
 use fairyzero_torch::{
-    net::{loss, move_log_softmax, Targets},
     optim::{AdamW, AdamWConfig},
-    Net, NetInput,
+    training::{train_step, StepConfig},
+    Net,
 };
 use serde::Serialize;
-use tch::Kind;
 
-use crate::{config::TrainConfig, replay::TrainBatch, symmetry::mirror_input};
+use crate::config::TrainConfig;
 
 /// What one step measured.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
@@ -79,44 +79,23 @@ impl Learner {
 
     /// Trains on one batch.
     pub fn train_step(&mut self, batch: &TrainBatch) -> StepStats {
-        let device = self.net.device();
-        let mut input = NetInput::new(&batch.encoded, device);
-        mirror_input(&mut input, &batch.mirror);
-        let targets = Targets::new(&batch.encoded, &batch.policy, &batch.wdl, device);
-        let output = self.net.forward(&input);
-        let losses = loss(&output, &input, &targets, self.config.value_weight);
-
-        let (policy_entropy, target_entropy) = tch::no_grad(|| {
-            let logp = move_log_softmax(&output.move_logits.detach(), &input.move_batch, input.batch);
-            let ent = -(logp.exp() * &logp).sum(Kind::Float) / input.batch as f64;
-            let with_target = batch.policy.iter().filter(|p| !p.is_empty()).count().max(1) as f64;
-            let t = &targets.policy;
-            let tent = -(t * t.clamp_min(1e-12).log()).sum(Kind::Float) / with_target;
-            (f64::try_from(ent).unwrap_or(f64::NAN), f64::try_from(tent).unwrap_or(f64::NAN))
-        });
-
         let lr = self.config.lr_at_progress(self.optimizer.step_count(), self.progress);
-        self.optimizer.set_learning_rate(lr);
-        // The schedule owns the rate; the other hyper-parameters follow the configuration (a
-        // resumed optimizer brings the values it was saved with).
-        self.optimizer.config.weight_decay = self.config.weight_decay;
-        self.optimizer.zero_grad();
-        losses.total.backward();
-        let grad_norm = if self.config.grad_clip > 0.0 {
-            self.optimizer.clip_grad_norm(self.config.grad_clip)
-        } else {
-            self.optimizer.clip_grad_norm(f64::INFINITY)
+        let step = StepConfig {
+            learning_rate: lr,
+            weight_decay: self.config.weight_decay,
+            value_weight: self.config.value_weight,
+            grad_clip: self.config.grad_clip,
         };
-        self.optimizer.step();
+        let losses = train_step(&self.net, &mut self.optimizer, batch, &step);
         StepStats {
-            loss: f64::try_from(&losses.total).unwrap_or(f64::NAN),
-            policy_loss: f64::try_from(&losses.policy).unwrap_or(f64::NAN),
-            value_loss: f64::try_from(&losses.value).unwrap_or(f64::NAN),
-            policy_entropy,
-            target_entropy,
-            grad_norm,
+            loss: losses.loss,
+            policy_loss: losses.policy_loss,
+            value_loss: losses.value_loss,
+            policy_entropy: losses.policy_entropy,
+            target_entropy: losses.target_entropy,
+            grad_norm: losses.grad_norm,
             lr,
-            mirrored: batch.mirror.iter().filter(|&&m| m).count(),
+            mirrored: batch.mirrored_count(),
         }
     }
 }

@@ -20,7 +20,9 @@
 
 use std::{collections::VecDeque, sync::Arc};
 
-use fairyzero_model::{EncodedBatch, StandardEncoding};
+/// A drawn batch, ready for the net (plain data: the torch backend makes the tensors).
+pub use fairyzero_model::TrainBatch;
+use fairyzero_model::{mirror::mirror_left_right, EncodedBatch, StandardEncoding};
 use fairyzero_rules::Variant;
 use fairyzero_selfplay::record::{GameRecord, ReplayError};
 use rand::Rng;
@@ -45,15 +47,6 @@ pub struct Sample {
 struct WindowGame {
     samples: Vec<Sample>,
     weight: f32,
-}
-
-/// A drawn batch, ready for the net.
-pub struct TrainBatch {
-    pub encoded: EncodedBatch,
-    pub policy: Vec<Vec<(u32, f32)>>,
-    pub wdl: Vec<[f32; 3]>,
-    /// Mirror these positions (drawn with probability 1/2 where exact).
-    pub mirror: Vec<bool>,
 }
 
 /// How positions are turned into samples.
@@ -184,7 +177,7 @@ impl Sampler<'_> {
     }
 
     /// A batch of `n` positions; positions where the mirror is exact are mirrored with
-    /// probability 1/2.
+    /// probability 1/2 (in the encoded batch, before it becomes tensors).
     pub fn batch(&self, n: usize, rng: &mut impl Rng) -> TrainBatch {
         let first = self.draw(rng);
         let mut encoded = EncodedBatch::with_capacity(
@@ -201,7 +194,8 @@ impl Sampler<'_> {
             wdl.push(s.wdl);
             mirror.push(s.mirror_ok && rng.gen::<bool>());
         }
-        TrainBatch { encoded, policy, wdl, mirror }
+        mirror_left_right(&mut encoded, &mirror);
+        TrainBatch { encoded, policy, wdl, mirrored: mirror }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -274,7 +268,7 @@ mod tests {
         let batch = sampler.batch(32, &mut rng);
         assert_eq!(batch.encoded.len(), 32);
         assert_eq!(batch.policy.len(), 32);
-        let mirrored = batch.mirror.iter().filter(|&&m| m).count();
+        let mirrored = batch.mirrored_count();
         assert!((4..=28).contains(&mirrored), "{mirrored} of 32 mirrored");
     }
 
