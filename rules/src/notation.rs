@@ -1,42 +1,21 @@
-//! Position strings and move text (`docs/notation.md`).
+//! Position strings and move text (`docs/notation.md`), the top layer of the rules crate.
 //!
-//! Position strings are Fairy-Stockfish FEN extended with parenthesised multi-letter tokens.
-//! Moves print in one of two styles chosen by the variant: Fairy-Stockfish UCI for the variants
-//! it knows, and fairyzero's suffix form for the others. Parsing a move matches it against the
-//! legal moves of the position, so a parsed move is always legal.
+//! Position strings are Fairy-Stockfish FEN extended with parenthesised multi-letter tokens;
+//! the variant layer reads their fields (`Variant::parse_position`), and this module keeps an
+//! en-passant right only if a move can use it, which needs the move generator. Moves print in
+//! one of two styles chosen by the variant: Fairy-Stockfish UCI for the variants it knows, and
+//! fairyzero's suffix form for the others. Parsing a move matches it against the legal moves
+//! of the position, so a parsed move is always legal.
 
 use std::{fmt, sync::Arc};
 
+pub use crate::variant::text::PositionError;
 use crate::{
     moves::{Move, MoveKind, MoveList},
-    position::{CastlingRights, EnPassant, Position, RawPosition},
-    types::{Color, Piece, Square},
+    position::{CastlingRights, EnPassant, Position},
+    types::{Piece, Square},
     variant::{NotationStyle, Variant},
 };
-
-/// A position string that could not be read: names the field, and the character where known.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PositionError {
-    pub text: String,
-    /// 0-based character offset of the problem, if it is a single character.
-    pub at: Option<usize>,
-    pub message: String,
-}
-
-impl fmt::Display for PositionError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.at {
-            Some(at) => {
-                // `at` is a byte offset; people count characters.
-                let chars_before = self.text.get(..at).map_or(at, |s| s.chars().count());
-                write!(f, "position {:?}, character {}: {}", self.text, chars_before + 1, self.message)
-            }
-            None => write!(f, "position {:?}: {}", self.text, self.message),
-        }
-    }
-}
-
-impl std::error::Error for PositionError {}
 
 /// A move string that could not be read or is not legal here.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -53,288 +32,27 @@ impl fmt::Display for MoveError {
 
 impl std::error::Error for MoveError {}
 
-impl Variant {
-    /// Whether its position strings carry the castling, en-passant and move-counter fields
-    /// (the extended form) after the side to move.
-    pub fn extended_position_strings(&self) -> bool {
-        self.notation == NotationStyle::Uci || self.rules.castling.is_some() || self.rules.en_passant
-    }
-
-    /// The board field of a position string: ranks from the last to the first, files from the
-    /// left, runs of empty squares as numbers, pieces as this variant's tokens.
-    pub fn board_field(&self, piece_at: impl Fn(Square) -> Option<Piece>) -> String {
-        let d = self.dims;
-        let mut s = String::new();
-        for rank in (0..d.height as i32).rev() {
-            let mut empty = 0;
-            for file in 0..d.width as i32 {
-                match piece_at(d.square(file, rank).expect("on the board")) {
-                    None => empty += 1,
-                    Some(p) => {
-                        if empty > 0 {
-                            s.push_str(&empty.to_string());
-                            empty = 0;
-                        }
-                        s.push_str(&self.piece_token(p));
-                    }
-                }
-            }
-            if empty > 0 {
-                s.push_str(&empty.to_string());
-            }
-            if rank > 0 {
-                s.push('/');
-            }
-        }
-        s
-    }
-}
-
 impl Position {
     /// Parses a position string of `variant`.
     pub fn from_fen(variant: Arc<Variant>, text: &str) -> Result<Position, PositionError> {
-        let err = |at: Option<usize>, message: String| PositionError { text: text.to_string(), at, message };
-        let d = variant.dims;
-        // Offsets count characters, not bytes, so that errors point at the right one.
-        let mut fields = Vec::new();
-        let mut offset = 0;
-        for part in text.split(' ') {
-            if !part.is_empty() {
-                fields.push((offset, part));
-            }
-            offset += part.chars().count() + 1;
-        }
-        if fields.is_empty() {
-            return Err(err(None, "empty position string".into()));
-        }
-        let (_, board_text) = fields[0];
-        let mut board = vec![None; d.squares()];
-        let ranks: Vec<&str> = board_text.split('/').collect();
-        if ranks.len() != d.height as usize {
-            return Err(err(
-                None,
-                format!("the board has {} ranks separated by '/', the variant needs {}", ranks.len(), d.height),
-            ));
-        }
-        let width = d.width as usize;
-        let mut pos_in_text = 0;
-        for (i, rank_text) in ranks.iter().enumerate() {
-            let rank = d.height as usize - 1 - i;
-            let too_long = || format!("rank {} has more than {} files", rank + 1, width);
-            let mut file = 0usize;
-            let chars: Vec<char> = rank_text.chars().collect();
-            let mut j = 0;
-            while j < chars.len() {
-                let at = pos_in_text + j;
-                let c = chars[j];
-                if c.is_ascii_digit() {
-                    let digits: String = chars[j..].iter().take_while(|c| c.is_ascii_digit()).collect();
-                    // A count longer than the board is refused before it can overflow.
-                    let n = digits.parse::<usize>().ok().filter(|&n| n <= width - file.min(width));
-                    let n = n.ok_or_else(|| err(Some(at), too_long()))?;
-                    if n == 0 {
-                        return Err(err(Some(at), "an empty-square count must be at least 1".into()));
-                    }
-                    file += n;
-                    j += digits.len();
-                } else {
-                    let (token, len): (String, usize) = if c == '(' {
-                        let close = chars[j..]
-                            .iter()
-                            .position(|&c| c == ')')
-                            .ok_or_else(|| err(Some(at), "'(' without a closing ')'".into()))?;
-                        (chars[j + 1..j + close].iter().collect(), close + 1)
-                    } else if c.is_ascii_alphabetic() {
-                        (c.to_string(), 1)
-                    } else {
-                        return Err(err(Some(at), format!("unexpected character {c:?} in the board")));
-                    };
-                    let kind = variant.piece_by_token(&token).ok_or_else(|| {
-                        err(Some(at), format!("unknown piece token {token:?} in variant {}", variant.name))
-                    })?;
-                    let upper = token.chars().all(|c| c.is_ascii_uppercase());
-                    let lower = token.chars().all(|c| c.is_ascii_lowercase());
-                    if !upper && !lower {
-                        return Err(err(Some(at), format!("token {token:?} mixes upper and lower case")));
-                    }
-                    if file >= width {
-                        return Err(err(Some(at), too_long()));
-                    }
-                    let color = if upper { Color::Blue } else { Color::Tan };
-                    board[rank * width + file] = Some(Piece::new(kind, color));
-                    file += 1;
-                    j += len;
-                }
-            }
-            if file != width {
-                return Err(err(
-                    Some(pos_in_text),
-                    format!("rank {} describes {} files, the board has {}", rank + 1, file, width),
-                ));
-            }
-            pos_in_text += chars.len() + 1;
-        }
-
-        let side = match fields.get(1) {
-            None => {
-                return Err(err(None, "the side to move is missing: the board must be followed by 'w' or 'b'".into()))
-            }
-            Some((_, "w")) => Color::Blue,
-            Some((_, "b")) => Color::Tan,
-            Some((at, other)) => return Err(err(Some(*at), format!("side to move must be 'w' or 'b', not {other:?}"))),
-        };
-
-        let mut castle_kings = [Square::NONE; 2];
-        let mut castle_rooks = [Square::NONE; 4];
-        let mut castling: CastlingRights = 0;
-        if let Some(&(at, text_c)) = fields.get(2) {
-            // Fairy-Stockfish reads castling rights of a variant without castling as `-`.
-            if let (false, Some(rules)) = (text_c == "-", variant.rules.castling.as_ref()) {
-                for (k, ch) in text_c.chars().enumerate() {
-                    let color = if ch.is_ascii_uppercase() { Color::Blue } else { Color::Tan };
-                    let rank = if color == Color::Blue { 0 } else { d.height as i32 - 1 };
-                    let king = (0..d.width as i32)
-                        .filter_map(|f| d.square(f, rank))
-                        .find(|s| board[s.index()] == Some(Piece::new(rules.king, color)))
-                        .ok_or_else(|| {
-                            err(Some(at + k), format!("castling right {ch:?} but no castling king on its first rank"))
-                        })?;
-                    castle_kings[color.index()] = king;
-                    let rook = Piece::new(rules.rook, color);
-                    let kf = d.file(king);
-                    let found = match ch.to_ascii_uppercase() {
-                        'K' => (kf + 1..d.width as i32)
-                            .rev()
-                            .filter_map(|f| d.square(f, rank))
-                            .find(|s| board[s.index()] == Some(rook)),
-                        'Q' => (0..kf).filter_map(|f| d.square(f, rank)).find(|s| board[s.index()] == Some(rook)),
-                        c if c.is_ascii_uppercase() && ((c as u8 - b'A') as i32) < d.width as i32 => {
-                            d.square((c as u8 - b'A') as i32, rank).filter(|s| board[s.index()] == Some(rook))
-                        }
-                        _ => return Err(err(Some(at + k), format!("unknown castling right {ch:?}"))),
-                    };
-                    let rook_sq = found.ok_or_else(|| {
-                        err(Some(at + k), format!("castling right {ch:?} but no rook on that side of the king"))
-                    })?;
-                    let side = if d.file(rook_sq) > kf { 0 } else { 1 };
-                    let bit = 2 * color.index() + side;
-                    castling |= 1 << bit;
-                    castle_rooks[bit] = rook_sq;
-                }
-            }
-        }
-
-        let mut ep = None;
-        if let Some(&(at, ep_text)) = fields.get(3) {
-            if ep_text != "-" {
-                let bad_ep = || err(Some(at), format!("en-passant field {ep_text:?} is not a square (or two)"));
-                let (sq, rest) = d.split_square(ep_text).ok_or_else(bad_ep)?;
-                // Fairy-Stockfish writes Berolina's right as passed square + landing square.
-                let landing = match rest {
-                    "" => None,
-                    rest => Some(d.parse_square(rest).ok_or_else(bad_ep)?),
-                };
-                // Otherwise the pawn that just moved stands one step beyond the passed square.
-                let mover = side.other();
-                let rank = d.rank(sq) + mover.forward();
-                let candidates = [0, -1, 1].into_iter().filter_map(|df| d.square(d.file(sq) + df, rank));
-                let victim = landing.into_iter().chain(candidates).find(|s| {
-                    board[s.index()].is_some_and(|p| p.color() == mover && variant.pieces[p.kind().index()].en_passant)
-                });
-                if let Some(victim) = victim {
-                    // With a landing square, every square strictly between is passed too.
-                    let (df, dr) = ((d.file(victim) - d.file(sq)).signum(), (d.rank(victim) - d.rank(sq)).signum());
-                    let second = d.square(d.file(sq) + df, d.rank(sq) + dr).filter(|&s2| s2 != victim);
-                    ep = Some(EnPassant { squares: [sq, second.unwrap_or(Square::NONE)], victim });
-                }
-            }
-        }
-        let number = |i: usize, default: u32| -> Result<u32, PositionError> {
-            match fields.get(i) {
-                None => Ok(default),
-                Some((at, t)) => t.parse().map_err(|_| err(Some(*at), format!("expected a number, found {t:?}"))),
-            }
-        };
-        let halfmove = number(4, 0)?;
-        let fullmove = number(5, 1)?.max(1);
-        if fields.len() > 6 {
-            return Err(err(Some(fields[6].0), "unexpected extra field".into()));
-        }
-        let pos = Position::from_raw(
-            variant,
-            RawPosition { board, side, castling, castle_rooks, castle_kings, ep, halfmove, fullmove },
-        );
-        Ok(pos.with_usable_en_passant())
+        let raw = variant.parse_position(text)?;
+        Ok(Position::from_raw(variant, raw).with_usable_en_passant())
     }
 
-    /// Prints the position string.
-    pub fn to_fen(&self) -> String {
-        let v = self.variant();
-        let mut s = v.board_field(|sq| self.piece_at(sq));
-        s.push(' ');
-        s.push(if self.side_to_move() == Color::Blue { 'w' } else { 'b' });
-        let extended = v.extended_position_strings();
-        if extended {
-            s.push(' ');
-            s.push_str(&self.castling_field(self.castling_rights(), |sq| self.piece_at(sq)));
-            s.push(' ');
-            s.push_str(&self.en_passant_field(self.en_passant()));
-            s.push_str(&format!(" {} {}", self.halfmove_clock(), self.fullmove_number()));
-        }
-        s
+    /// The start position of a variant.
+    pub fn start(variant: Arc<Variant>) -> Position {
+        let start = variant.start.clone();
+        Position::from_fen(variant, &start).expect("the start position was validated when the variant was built")
     }
 
-    /// The en-passant field: Fairy-Stockfish's form, the passed square, plus the landing square
-    /// unless the pawn stands right beyond it (Berolina's diagonal step, triple steps).
-    fn en_passant_field(&self, ep: Option<EnPassant>) -> String {
-        let Some(ep) = ep else { return "-".into() };
-        let d = self.variant().dims;
-        let mut s = d.square_name(ep.squares[0]);
-        let beyond = d.square(d.file(ep.squares[0]), d.rank(ep.squares[0]) - self.side_to_move().forward());
-        if beyond != Some(ep.victim) {
-            s.push_str(&d.square_name(ep.victim));
-        }
-        s
-    }
-
-    /// The castling field for `rights` on the board `piece_at` (which may differ from this
-    /// position's board: see [`Position::edited`]).
-    fn castling_field(&self, rights: CastlingRights, piece_at: impl Fn(Square) -> Option<Piece>) -> String {
-        if rights == 0 {
-            return "-".into();
-        }
-        let v = self.variant();
-        let d = v.dims;
-        let rooks = self.castle_rooks();
-        let mut s = String::new();
-        for color in Color::BOTH {
-            for side in 0..2 {
-                let bit = 2 * color.index() + side;
-                if rights & (1 << bit) == 0 {
-                    continue;
-                }
-                let rook_sq = rooks[bit];
-                let rook = piece_at(rook_sq);
-                let rank = d.rank(rook_sq);
-                // Outermost rook on its side: the short K/Q letter; otherwise the file (X-FEN).
-                let outer = if side == 0 {
-                    (d.file(rook_sq) + 1..d.width as i32).all(|f| piece_at(d.square(f, rank).unwrap()) != rook)
-                } else {
-                    (0..d.file(rook_sq)).all(|f| piece_at(d.square(f, rank).unwrap()) != rook)
-                };
-                let ch = if outer {
-                    if side == 0 {
-                        'K'
-                    } else {
-                        'Q'
-                    }
-                } else {
-                    (b'A' + d.file(rook_sq) as u8) as char
-                };
-                s.push(if color == Color::Blue { ch } else { ch.to_ascii_lowercase() });
-            }
-        }
-        s
+    /// The variant's setup phase start (fixed part only, first chooser to act), if it has one.
+    pub fn setup_start(variant: Arc<Variant>) -> Option<Position> {
+        let phase = variant.setup.as_ref()?;
+        let fixed = phase.fixed.clone();
+        let actor = phase.plies[0].actor;
+        let mut pos = Position::from_fen(variant, &fixed).expect("the fixed part was validated with the variant");
+        pos.begin_setup(actor);
+        Some(pos)
     }
 
     /// This position with some squares changed (`None` empties a square), as a new position

@@ -13,75 +13,12 @@
 //! nothing else in the rules depends on files. The trainer augments data with it, the designer
 //! tools merge mirror-image initial arrays with it.
 
+pub use crate::spec::mirror::{betza_symmetric, power_symmetric};
 use crate::{
-    geometry,
     notation::PositionError,
     position::{EnPassant, Position},
-    powers::PowerSpec,
     types::Square,
-    variant::{PieceDef, PieceSpec},
 };
-
-/// Whether a Betza text is closed under the left-right mirror (multi-leg components count as
-/// asymmetric: their later legs are relative to the earlier ones).
-pub fn betza_symmetric(text: &str) -> bool {
-    let Ok(g) = geometry::parse(text) else { return false };
-    let atoms: Vec<geometry::Atom> = g.atoms().copied().collect();
-    g.multi_leg().next().is_none() && atoms.iter().all(|a| atoms.contains(&geometry::Atom { dx: -a.dx, ..*a }))
-}
-
-/// Whether a power acts left-right symmetrically. Exhaustive on purpose: a new power kind must
-/// be classified here.
-pub fn power_symmetric(power: &PowerSpec) -> bool {
-    match power {
-        PowerSpec::Relay { grants, .. } => betza_symmetric(grants),
-        PowerSpec::Igui { targets } | PowerSpec::Convert { targets } | PowerSpec::Swap { targets } => {
-            betza_symmetric(targets)
-        }
-        PowerSpec::HopCapture { over, .. } => betza_symmetric(over),
-        PowerSpec::Pass => true,
-        PowerSpec::HopRider { dirs, .. }
-        | PowerSpec::Sweep { dirs, .. }
-        | PowerSpec::SupportedSlide { dirs, .. }
-        | PowerSpec::LongLeap { dirs }
-        | PowerSpec::Approach { dirs, .. }
-        | PowerSpec::Withdraw { dirs } => betza_symmetric(dirs),
-        PowerSpec::Immobilize { reach } => betza_symmetric(reach),
-        PowerSpec::BentRider { first, then, .. } => betza_symmetric(first) && betza_symmetric(then),
-    }
-}
-
-/// Per piece type: it and every type it can become (promotion, promotion upgrade) move
-/// left-right symmetrically.
-pub(crate) fn mirror_safe_types(specs: &[PieceSpec], pieces: &[PieceDef]) -> Vec<bool> {
-    let n = pieces.len();
-    let own: Vec<bool> =
-        specs.iter().map(|p| betza_symmetric(&p.betza) && p.powers.iter().all(power_symmetric)).collect();
-    let becomes = |t: usize| -> Vec<usize> {
-        let def = &pieces[t];
-        let mut out: Vec<usize> = def.promotes_to.iter().map(|p| p.index()).collect();
-        if let Some((_, b)) = def.promotion_upgrade {
-            out.push(b.index());
-        }
-        out
-    };
-    (0..n)
-        .map(|t| {
-            let mut seen = vec![false; n];
-            let mut stack = vec![t];
-            while let Some(u) = stack.pop() {
-                if std::mem::replace(&mut seen[u], true) {
-                    continue;
-                }
-                if !own[u] {
-                    return false;
-                }
-                stack.extend(becomes(u));
-            }
-            true
-        })
-        .collect()
-}
 
 impl Position {
     /// Whether the left-right mirror of this position is a position of the same game, with the

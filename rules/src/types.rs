@@ -215,6 +215,16 @@ impl Dims {
     }
 }
 
+/// Castling rights: bit `2 * colour + side` (side 0 = toward higher files, 1 = toward `a`).
+pub type CastlingRights = u8;
+
+/// En-passant state after a double step: the squares passed over and the pawn to remove.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct EnPassant {
+    pub squares: [Square; 2],
+    pub victim: Square,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

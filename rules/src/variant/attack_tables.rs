@@ -4,7 +4,7 @@
 //! piece type in turn.
 
 use crate::{
-    geometry::{Atom, Jump},
+    spec::betza::{Atom, Jump},
     types::{Color, Dims, Piece, Square},
 };
 

@@ -1,0 +1,98 @@
+//! Attack tests: whether a side could capture on a square. The chess family reads the
+//! variant's reverse attack tables; other Betza-only variants walk the move tables backwards;
+//! variants with powers ask the generator through a probe.
+
+use crate::{
+    movegen::Probe,
+    moves::{Move, MoveKind},
+    position::Position,
+    spec::betza::Jump,
+    types::{Color, Piece, PieceType, Square},
+    variant::tables::{F_CAPTURE, F_INITIAL},
+};
+
+impl Position {
+    /// Whether a piece of colour `by` attacks (could capture on) `sq`, given the board as it is.
+    pub fn is_attacked(&self, sq: Square, by: Color) -> bool {
+        let v = &*self.variant;
+        if let Some(tables) = &v.attack_tables {
+            return tables.is_attacked(&self.board, sq, by);
+        }
+        if v.has_powers {
+            // Powers (relays, igui, bent riders) have no reverse tables: ask the generator,
+            // through a probe that stops at the first move that takes on `sq`.
+            let mut probe =
+                Probe::new(|m: &Move| (m.to == sq && m.kind == MoveKind::Normal) || m.captures().contains(&sq));
+            self.pseudo_legal_moves_of(by, &mut probe);
+            return probe.found();
+        }
+        let tables = &v.tables;
+        let nt = v.piece_count();
+        for t in 0..nt {
+            let kind = PieceType(t as u8);
+            let attacker = Piece::new(kind, by);
+            if self.counts[attacker.index()] == 0 || !v.pieces[t].captures {
+                continue;
+            }
+            // Reverse lookup: the other colour's table from `sq` holds the negated vectors.
+            let slot = v.table_slot(by.other(), kind, sq);
+            let (a, b) = tables.leap_index[slot];
+            for l in &tables.leaps[a as usize..b as usize] {
+                if l.flags & F_CAPTURE == 0 || self.board[l.to.index()] != Some(attacker) {
+                    continue;
+                }
+                if l.flags & F_INITIAL != 0 && !self.in_initial_region(l.to, by) {
+                    continue;
+                }
+                // A lame leaper's path is seen from its own square: mirror it into place.
+                let blocked = l.via.iter().any(|&via| {
+                    !via.is_none() && {
+                        let mirrored = (l.to.index() + sq.index()) - via.index();
+                        self.board[mirrored].is_some()
+                    }
+                });
+                if !blocked {
+                    return true;
+                }
+            }
+            let (a, b) = tables.ray_index[slot];
+            for r in &tables.rays[a as usize..b as usize] {
+                if r.flags & F_CAPTURE == 0 {
+                    continue;
+                }
+                let squares = &tables.ray_squares[r.start as usize..r.start as usize + r.len as usize];
+                match r.jump {
+                    Jump::Free | Jump::Lame => {
+                        if let Some(&s) = squares.iter().find(|s| self.board[s.index()].is_some()) {
+                            if self.board[s.index()] == Some(attacker) {
+                                return true;
+                            }
+                        }
+                    }
+                    Jump::Hop => {
+                        let mut it = squares.iter().filter(|s| self.board[s.index()].is_some());
+                        if it.next().is_some() && it.next().is_some_and(|s| self.board[s.index()] == Some(attacker)) {
+                            return true;
+                        }
+                    }
+                    Jump::Grasshopper => {
+                        if squares.len() >= 2 && self.board[squares[0].index()].is_some() {
+                            if let Some(&s) = squares[1..].iter().find(|s| self.board[s.index()].is_some()) {
+                                if self.board[s.index()] == Some(attacker) {
+                                    return true;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        false
+    }
+
+    /// Whether any royal piece of `color` is attacked.
+    pub fn in_check(&self, color: Color) -> bool {
+        let c = color.index();
+        self.royals[c][..self.n_royals[c] as usize].iter().any(|&sq| self.is_attacked(sq, color.other()))
+    }
+}

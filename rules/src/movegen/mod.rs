@@ -1,0 +1,261 @@
+//! Layer 4 of the rules crate: move generation, as `impl Position` blocks over the position
+//! layer. The driver here walks the side's pieces and asks [`betza`] for the moves of their
+//! Betza geometry, [`powers`] (one module per power kind) for their special powers, then adds
+//! relayed moves, the pass and castling; `legal_moves` filters for royal safety, repetition and
+//! forced capture. [`attacks`] answers "is this square attacked", [`game_end`] the results that
+//! need the legal moves (checkmate, stalemate).
+//!
+//! Generators push into a [`MoveSink`]: a [`MoveList`], or a probe that only asks one question
+//! of the moves (is a square attacked, is there any move) and stores nothing, so that attack
+//! tests and game-end checks never allocate.
+
+pub(crate) mod attacks;
+pub(crate) mod betza;
+mod castling;
+pub(crate) mod game_end;
+mod perft;
+pub mod powers;
+mod setup;
+
+pub use perft::{perft, perft_divide};
+
+use crate::{
+    movegen::powers::{immobilize, pass, relay},
+    moves::{Move, MoveKind, MoveList},
+    position::{square_set::WORDS, Position, SquareSet},
+    types::{Color, Square},
+    variant::{RepetitionRule, RoyalRule},
+};
+
+/// Where generated moves go.
+pub(crate) trait MoveSink {
+    fn push(&mut self, m: Move);
+    /// Moves kept so far (a probe keeps none).
+    fn len(&self) -> usize;
+    /// Removes duplicates among the moves kept since `start` (pieces whose atoms overlap).
+    fn dedup_from(&mut self, start: usize);
+    /// Whether a plain displacement `from → to` was kept already (relays skip such moves).
+    fn has_displacement(&self, from: Square, to: Square) -> bool;
+    /// Whether the answer is known, so that generation may stop.
+    fn is_done(&self) -> bool;
+}
+
+impl MoveSink for MoveList {
+    #[inline]
+    fn push(&mut self, m: Move) {
+        Vec::push(self, m);
+    }
+
+    #[inline]
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+
+    fn dedup_from(&mut self, start: usize) {
+        let mut i = start;
+        while i < Vec::len(self) {
+            if self[start..i].contains(&self[i]) {
+                self.swap_remove(i);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    fn has_displacement(&self, from: Square, to: Square) -> bool {
+        self.iter().any(|m| m.kind == MoveKind::Normal && m.from == from && m.to == to)
+    }
+
+    #[inline]
+    fn is_done(&self) -> bool {
+        false
+    }
+}
+
+/// A sink that keeps no move and only records whether one satisfied `wanted`. Duplicates do
+/// not change such an answer, so it skips de-duplication.
+pub(crate) struct Probe<F: Fn(&Move) -> bool> {
+    wanted: F,
+    found: bool,
+}
+
+impl<F: Fn(&Move) -> bool> Probe<F> {
+    pub(crate) fn new(wanted: F) -> Probe<F> {
+        Probe { wanted, found: false }
+    }
+
+    pub(crate) fn found(&self) -> bool {
+        self.found
+    }
+}
+
+impl<F: Fn(&Move) -> bool> MoveSink for Probe<F> {
+    #[inline]
+    fn push(&mut self, m: Move) {
+        self.found = self.found || (self.wanted)(&m);
+    }
+
+    fn len(&self) -> usize {
+        0
+    }
+
+    fn dedup_from(&mut self, _start: usize) {}
+
+    fn has_displacement(&self, _from: Square, _to: Square) -> bool {
+        false
+    }
+
+    #[inline]
+    fn is_done(&self) -> bool {
+        self.found
+    }
+}
+
+impl Position {
+    /// Fills `out` with every legal move (after clearing it). Empty if the game is over by
+    /// material (see [`Position::immediate_outcome`]).
+    pub fn legal_moves(&mut self, out: &mut MoveList) {
+        out.clear();
+        if self.in_setup() {
+            self.setup_moves(out);
+            return;
+        }
+        if self.immediate_outcome().is_some() {
+            return;
+        }
+        self.pseudo_legal_moves(out);
+        // Copied out of the variant, so that the filters below may make and unmake moves.
+        let v = &self.variant;
+        let (royal, repetition, forced_capture) = (v.rules.royal, v.rules.repetition, v.rules.forced_capture);
+        let simple_attacks = v.simple_attacks;
+        let us = self.side;
+        if royal == RoyalRule::Checkmate && self.n_royals[us.index()] > 0 {
+            let shortcut = simple_attacks && !self.in_check(us);
+            let exposed = if shortcut { self.pin_candidates(us) } else { SquareSet::EMPTY };
+            out.retain(|&m| {
+                let risky = m.kind != MoveKind::Normal || !m.captures().is_empty() || exposed.contains(m.from);
+                if shortcut && !risky {
+                    return true;
+                }
+                self.make(m);
+                let ok = !self.in_check(us);
+                self.unmake();
+                ok
+            });
+        }
+        if repetition == RepetitionRule::ThirdIllegal && self.hashes.len() >= self.irreversible as usize + 3 {
+            out.retain(|&m| {
+                self.make(m);
+                let ok = self.repetitions() < 2;
+                self.unmake();
+                ok
+            });
+        }
+        if forced_capture && out.iter().any(|m| self.is_capture(m)) {
+            out.retain(|m| self.is_capture(m));
+        }
+    }
+
+    /// Squares whose piece, if it moves away, might expose a royal of `us` (the position is
+    /// not in check, and attacks are plain leaps and rides): the royals themselves, and every
+    /// own piece that is the first piece on a rider line from a royal with an enemy riding piece
+    /// right behind it. Moves from any other square cannot leave a royal attacked.
+    fn pin_candidates(&self, us: Color) -> SquareSet {
+        let v = &*self.variant;
+        let c = us.index();
+        let mut set = SquareSet::EMPTY;
+        for &royal in &self.royals[c][..self.n_royals[c] as usize] {
+            set.insert(royal);
+            let (rf, rr) = v.coords[royal.index()];
+            for &(dx, dy) in &v.line_dirs {
+                let mut shield = None;
+                let mut k = 1;
+                while let Some(sq) = v.dims.square(rf as i32 + dx * k, rr as i32 + dy * k) {
+                    if let Some(p) = self.board[sq.index()] {
+                        match shield {
+                            None if p.color() == us => shield = Some(sq),
+                            None => break,
+                            Some(s) => {
+                                if p.color() != us && v.rides_to_capture[p.kind().index()] {
+                                    set.insert(s);
+                                }
+                                break;
+                            }
+                        }
+                    }
+                    k += 1;
+                }
+            }
+        }
+        set
+    }
+
+    /// Whether a move removes an enemy piece.
+    pub fn is_capture(&self, m: &Move) -> bool {
+        !m.captures().is_empty()
+            || (m.kind == MoveKind::Normal && self.board[m.to.index()].is_some_and(|p| p.color() != self.side))
+    }
+
+    /// Number of legal moves (perft's bulk count).
+    pub fn count_legal_moves(&mut self, scratch: &mut MoveList) -> usize {
+        self.legal_moves(scratch);
+        scratch.len()
+    }
+
+    /// Every move allowed by piece geometry and the board, before royal-safety, repetition and
+    /// forced-capture filters.
+    pub fn pseudo_legal_moves(&self, out: &mut MoveList) {
+        out.clear();
+        if self.in_setup() {
+            self.setup_moves(out);
+            return;
+        }
+        self.pseudo_legal_moves_of(self.side, out);
+    }
+
+    /// Pseudo-legal moves of `us`, whoever is to move (appended to `out`; a probe may stop
+    /// generation early).
+    pub(crate) fn pseudo_legal_moves_of<S: MoveSink>(&self, us: Color, out: &mut S) {
+        let v = &*self.variant;
+        let has_powers = v.has_powers;
+        let frozen = if v.immobilizers.is_empty() { SquareSet::EMPTY } else { immobilize::frozen(self, us) };
+        let mut passer = None;
+        let mut own = self.occupied[us.index()];
+        for w in 0..WORDS {
+            while own.0[w] != 0 {
+                let b = own.0[w].trailing_zeros() as usize;
+                own.0[w] &= own.0[w] - 1;
+                let sq = Square((w * 64 + b) as u16);
+                let p = self.board[sq.index()].expect("occupancy matches the board");
+                if frozen.contains(sq) {
+                    // An immobilized piece may only take itself off the board (Typhoon §3.7).
+                    out.push(Move::normal(sq, sq).with_kind(MoveKind::SelfCapture));
+                    continue;
+                }
+                let start = out.len();
+                self.piece_moves(sq, p, out);
+                if has_powers && !v.powers[p.kind().index()].is_empty() {
+                    self.own_power_moves(sq, p, out);
+                    if passer.is_none() && pass::can_pass(self, p) {
+                        passer = Some(sq);
+                    }
+                }
+                if v.pieces[p.kind().index()].needs_dedup {
+                    out.dedup_from(start);
+                }
+                if out.is_done() {
+                    return;
+                }
+            }
+        }
+        if !v.relayers.is_empty() {
+            relay::moves(self, us, &frozen, out);
+        }
+        if let Some(sq) = passer {
+            pass::push(sq, out);
+        }
+        if us == self.side && self.castling & (3 << (2 * us.index())) != 0 {
+            self.castling_moves(out);
+        }
+    }
+}

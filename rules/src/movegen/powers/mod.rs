@@ -1,0 +1,151 @@
+//! Named special powers: what Betza cannot say, as reusable, parameterised modules, one per
+//! kind. A piece lists its powers in its variant file (`powers = [{ kind = "...", ... }]`);
+//! Scirocco, Typhoon and Jupiter compose the same modules instead of copying code. Directions
+//! and targets are themselves written in Betza; unknown kinds and parameters are refused when
+//! the variant loads.
+//!
+//! This is the one table of every power kind (a test checks it against [`PowerSpec`]):
+//!
+//! | kind | parameters | what it does | pieces |
+//! | --- | --- | --- | --- |
+//! | `relay` | `reach` (`adjacent`, `open_lines` + `range`), `grants` (leapers), `landing` (`any`, `across_or_around`, `next_to_relayer`) | friendly pieces the relayer reaches gain the granted moves; a relayed move with the same origin and destination as an own move is that own move (promotable, with its automatic effects); the others never promote | Dervish (`across_or_around` is ruling R-S3; `next_to_relayer` is the page's broad sentence), Harpy |
+//! | `igui` | `targets` | removes an enemy on a target square (the first piece along a rider line) without moving | Genie, Parrot, Raven, Horned Owl, Diving Osprey, Emperor of Emperors (shooting, `targets = "Q"`) |
+//! | `hop_capture` | `over`, `double` | jumps an adjacent enemy to the square behind, capturing it (and an enemy on the landing square with `double`) | Zig, Zag, Overtaker, Parrot family |
+//! | `bent_rider` | `first`, `stop_first`, `then` | one step to an empty square, then a ride in the directions pointing away from the origin | Octopus, Spider, Wagon (straight on, may not stop next to itself) |
+//! | `pass` | — | the owner may pass while this piece can act | Parrot family |
+//! | `convert` | `targets` | turns an enemy on a target square into a friendly piece without moving | Cuckoo |
+//! | `swap` | `targets` | exchanges places with any piece on a target square | Hummingbird |
+//! | `long_leap` | `dirs` | checkers-style jumps over single enemies along one line | Longleaper |
+//! | `approach` | `dirs`, `range`, `effect` (`convert`, `capture_line`) | non-capturing slide; the enemy right beyond is converted, or captured with the enemies behind it | Missionary, Sorcerer |
+//! | `withdraw` | `dirs` | a step to an empty square captures the enemy left behind | Undertaker (Jupiter's Withdrawer) |
+//! | `immobilize` | `reach` | enemy pieces on the reached squares make no move of their own (no powers, no relaying, no pass), may still be relayed or swapped, and may capture themselves | Immobilizer |
+//! | `hop_rider` | `dirs`, `range` | slides of 2..=`range` squares that must jump at least one piece | Cicada |
+//! | `sweep` | `dirs`, `range` | slides through enemies, capturing each one passed, never past a friend | Typhoon |
+//! | `supported_slide` | `dirs`, `min`, `max` | non-capturing slides that must end next to another friendly piece | Salamander |
+//!
+//! Most kinds generate the moves of the piece that has them ([`Position::own_power_moves`]
+//! dispatches to one module per kind). Three act on other pieces and are called by the driver:
+//! `relay` (moves for the recipients, after every own move is known), `immobilize` (which
+//! pieces may not move) and `pass` (one move per position).
+//!
+//! # Adding a power
+//!
+//! 1. Add the kind with its parameters to [`PowerSpec`] (`spec/power_spec.rs`) and classify its
+//!    left-right symmetry in `spec/mirror.rs` (the match is exhaustive on purpose).
+//! 2. Add its compiled form to `Power` and check its parameters in `PowerSpec::conclude`
+//!    (`variant/powers.rs`): directions resolved per colour, every bad value an error.
+//! 3. Write `movegen/powers/<kind>.rs` with a `moves` function pushing into a [`MoveSink`],
+//!    add its arm to [`Position::own_power_moves`] and its row to the table above.
+//! 4. Add a worked example or perft line for a piece that uses it (`rules/tests/`).
+
+mod approach;
+mod bent_rider;
+mod convert;
+mod hop_capture;
+mod hop_rider;
+mod igui;
+pub(crate) mod immobilize;
+mod long_leap;
+pub(crate) mod pass;
+pub(crate) mod relay;
+mod supported_slide;
+mod swap;
+mod sweep;
+mod withdraw;
+
+#[cfg(doc)]
+use crate::spec::power_spec::PowerSpec;
+use crate::{
+    movegen::MoveSink,
+    position::Position,
+    types::{Piece, Square},
+    variant::powers::{Dir, Power},
+};
+
+/// The eight king directions.
+pub(crate) const KING_DIRS: [(i32, i32); 8] = [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1)];
+
+impl Position {
+    /// Moves that a piece's own powers give it (everything but relays, generated for the
+    /// recipients by [`relay::moves`], immobilizing, which takes moves away, and the pass, which
+    /// is one per position).
+    pub(crate) fn own_power_moves<S: MoveSink>(&self, from: Square, p: Piece, out: &mut S) {
+        let c = p.color().index();
+        for power in &self.variant().powers[p.kind().index()] {
+            match power {
+                Power::Relay { .. } | Power::Pass | Power::Immobilize { .. } => {}
+                Power::Igui { targets } => igui::moves(self, from, p, &targets[c], out),
+                Power::Convert { targets } => convert::moves(self, from, p, &targets[c], out),
+                Power::Swap { targets } => swap::moves(self, from, p, &targets[c], out),
+                Power::HopCapture { over, double } => hop_capture::moves(self, from, p, &over[c], *double, out),
+                Power::HopRider { dirs, range } => hop_rider::moves(self, from, p, &dirs[c], *range, out),
+                Power::Sweep { dirs, range } => sweep::moves(self, from, p, &dirs[c], *range, out),
+                Power::SupportedSlide { dirs, min, max } => {
+                    supported_slide::moves(self, from, p, &dirs[c], (*min, *max), out)
+                }
+                Power::LongLeap { dirs } => long_leap::moves(self, from, p, &dirs[c], out),
+                Power::Approach { dirs, range, effect } => {
+                    approach::moves(self, from, p, &dirs[c], *range, *effect, out)
+                }
+                Power::Withdraw { dirs } => withdraw::moves(self, from, p, &dirs[c], out),
+                Power::BentRider { first, stop_first, then } => {
+                    bent_rider::moves(self, from, p, (&first[c], *stop_first, &then[c]), out)
+                }
+            }
+        }
+    }
+}
+
+/// The square `(dx, dy)` away from `sq`, if it is on the board.
+#[inline]
+pub(crate) fn offset(pos: &Position, sq: Square, dx: i32, dy: i32) -> Option<Square> {
+    let d = pos.variant().dims;
+    d.square(d.file(sq) + dx, d.rank(sq) + dy)
+}
+
+/// The first piece met along `d` within its range (a leap looks at one square only).
+fn first_piece(pos: &Position, from: Square, d: &Dir) -> Option<Square> {
+    let limit = if d.max_steps == 0 { i32::MAX } else { d.max_steps as i32 };
+    let mut n = 1;
+    while n <= limit {
+        let sq = offset(pos, from, d.dx as i32 * n, d.dy as i32 * n)?;
+        if pos.piece_at(sq).is_some() {
+            return Some(sq);
+        }
+        n += 1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use crate::spec::power_spec::PowerSpec;
+
+    /// The kinds named in the first column of this module's table.
+    fn documented_kinds() -> BTreeSet<String> {
+        include_str!("mod.rs")
+            .lines()
+            .filter_map(|line| line.strip_prefix("//! | `"))
+            .filter_map(|rest| rest.split('`').next())
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// The kinds serde accepts: an unknown kind's error lists every variant of the enum, so a
+    /// kind added to `PowerSpec` without a row in the table fails here.
+    fn accepted_kinds() -> BTreeSet<String> {
+        let error = toml::from_str::<PowerSpec>("kind = \"no_such_power\"").expect_err("an unknown kind is refused");
+        let message = error.to_string();
+        let listed = message.split("expected one of").nth(1).unwrap_or_else(|| panic!("no list in {message:?}"));
+        listed.split('`').skip(1).step_by(2).map(str::to_string).collect()
+    }
+
+    #[test]
+    fn the_table_lists_every_power_kind_and_nothing_else() {
+        let accepted = accepted_kinds();
+        assert!(accepted.contains("relay") && accepted.contains("supported_slide"), "{accepted:?}");
+        assert_eq!(documented_kinds(), accepted);
+    }
+}

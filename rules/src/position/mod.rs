@@ -1,0 +1,211 @@
+//! Layer 3 of the rules crate: positions. The board and what is derived from it (occupancy,
+//! piece counts, royal squares), make/unmake with incremental Zobrist hashing ([`make`],
+//! [`zobrist`]), repetition counting and the results decided by material ([`outcome`]).
+//!
+//! The board is a plain mailbox (`Vec<Option<Piece>>`, one entry per square) plus one
+//! occupancy bitset per colour. Bitboards wide enough for 18x18 (324 bits) would make every
+//! shift a multi-word operation and their attack tables would not fit in cache for 100+ piece
+//! types; a mailbox with per-square precomputed leap/ray tables keeps the generator generic,
+//! allocation-free and cache-friendly, while the bitsets make "iterate my pieces" cheap.
+//!
+//! This layer reads the variant's tables; it never generates moves. Move generation, attack
+//! tests and the results that need them (checkmate, stalemate) are `impl Position` blocks in
+//! `crate::movegen`; parsing position strings is in `crate::notation`.
+
+mod make;
+pub(crate) mod outcome;
+pub(crate) mod square_set;
+mod text;
+mod zobrist;
+
+use std::{fmt, sync::Arc};
+
+pub use crate::types::{CastlingRights, EnPassant};
+pub use outcome::{EndReason, Outcome};
+pub use square_set::SquareSet;
+
+use crate::{
+    moves::Move,
+    position::make::Undo,
+    types::{Color, Piece, Square},
+    variant::{
+        setup::SetupPly,
+        text::{RawPosition, MAX_ROYALS},
+        Variant,
+    },
+};
+
+/// A position with its history (needed for repetition rules and undo).
+#[derive(Clone)]
+pub struct Position {
+    pub(crate) variant: Arc<Variant>,
+    pub(crate) board: Vec<Option<Piece>>,
+    pub(crate) occupied: [SquareSet; 2],
+    pub(crate) counts: Vec<u16>,
+    pub(crate) totals: [u16; 2],
+    pub(crate) royals: [[Square; MAX_ROYALS]; 2],
+    pub(crate) n_royals: [u8; 2],
+    pub(crate) side: Color,
+    pub(crate) castling: CastlingRights,
+    pub(crate) castle_rooks: [Square; 4],
+    pub(crate) castle_kings: [Square; 2],
+    pub(crate) ep: Option<EnPassant>,
+    pub(crate) halfmove: u32,
+    pub(crate) fullmove: u32,
+    pub(crate) hash: u64,
+    /// Plies played from the root (the position that was parsed).
+    pub(crate) ply: u32,
+    pub(crate) history: Vec<Undo>,
+    /// Hashes of every earlier position, `hashes[i]` before the `i`-th move.
+    pub(crate) hashes: Vec<u64>,
+    pub(crate) irreversible: u32,
+    /// Index of the next setup ply while in a setup phase, `NO_SETUP` otherwise.
+    pub(crate) setup_ply: u8,
+}
+
+/// `setup_ply` outside the setup phase.
+pub(crate) const NO_SETUP: u8 = u8::MAX;
+
+impl fmt::Debug for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Position({})", self.to_fen())
+    }
+}
+
+impl PartialEq for Position {
+    /// Positions are equal when their current state is (history is not compared).
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.variant, &other.variant)
+            && self.board == other.board
+            && self.side == other.side
+            && self.castling == other.castling
+            && (0..4).all(|b| self.castling & (1 << b) == 0 || self.castle_rooks[b] == other.castle_rooks[b])
+            && self.ep == other.ep
+            && self.halfmove == other.halfmove
+            && self.fullmove == other.fullmove
+            && self.hash == other.hash
+    }
+}
+
+impl Position {
+    pub(crate) fn from_raw(variant: Arc<Variant>, raw: RawPosition) -> Position {
+        let nsq = variant.dims.squares();
+        let mut pos = Position {
+            counts: vec![0; variant.piece_count() * 2],
+            board: vec![None; nsq],
+            occupied: [SquareSet::EMPTY; 2],
+            totals: [0; 2],
+            royals: [[Square::NONE; MAX_ROYALS]; 2],
+            n_royals: [0; 2],
+            side: raw.side,
+            castling: raw.castling,
+            castle_rooks: raw.castle_rooks,
+            castle_kings: raw.castle_kings,
+            ep: raw.ep,
+            halfmove: raw.halfmove,
+            fullmove: raw.fullmove,
+            hash: 0,
+            ply: 0,
+            history: Vec::with_capacity(256),
+            hashes: Vec::with_capacity(256),
+            irreversible: 0,
+            setup_ply: NO_SETUP,
+            variant,
+        };
+        for (i, p) in raw.board.into_iter().enumerate() {
+            if let Some(p) = p {
+                pos.put(Square(i as u16), p);
+            }
+        }
+        pos.hash = pos.compute_hash();
+        pos
+    }
+
+    pub fn variant(&self) -> &Arc<Variant> {
+        &self.variant
+    }
+
+    #[inline]
+    pub fn side_to_move(&self) -> Color {
+        self.side
+    }
+
+    #[inline]
+    pub fn piece_at(&self, sq: Square) -> Option<Piece> {
+        self.board[sq.index()]
+    }
+
+    pub fn board(&self) -> &[Option<Piece>] {
+        &self.board
+    }
+
+    pub fn castling_rights(&self) -> CastlingRights {
+        self.castling
+    }
+
+    pub(crate) fn castle_rooks(&self) -> [Square; 4] {
+        self.castle_rooks
+    }
+
+    pub(crate) fn castle_kings(&self) -> [Square; 2] {
+        self.castle_kings
+    }
+
+    pub fn en_passant(&self) -> Option<EnPassant> {
+        self.ep
+    }
+
+    pub fn halfmove_clock(&self) -> u32 {
+        self.halfmove
+    }
+
+    pub fn fullmove_number(&self) -> u32 {
+        self.fullmove
+    }
+
+    /// Plies played since this position object was created from text.
+    pub fn ply(&self) -> u32 {
+        self.ply
+    }
+
+    #[inline]
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    /// Per `Piece::index()` count of pieces on the board.
+    pub fn piece_counts(&self) -> &[u16] {
+        &self.counts
+    }
+
+    pub fn occupied(&self, color: Color) -> &SquareSet {
+        &self.occupied[color.index()]
+    }
+
+    /// The moves played since the root, oldest first.
+    pub fn moves_played(&self) -> impl Iterator<Item = Move> + '_ {
+        self.history.iter().map(|u| u.mv)
+    }
+
+    /// The index of the next setup ply, while the position is in its setup phase.
+    pub fn setup_ply_index(&self) -> Option<usize> {
+        (self.setup_ply != NO_SETUP).then_some(self.setup_ply as usize)
+    }
+
+    /// Whether the players are still choosing the array.
+    pub fn in_setup(&self) -> bool {
+        self.setup_ply != NO_SETUP
+    }
+
+    pub(crate) fn begin_setup(&mut self, actor: Color) {
+        self.hash ^= self.state_hash();
+        self.setup_ply = 0;
+        self.side = actor;
+        self.hash ^= self.state_hash();
+    }
+
+    pub(crate) fn current_setup_ply(&self) -> Option<&SetupPly> {
+        let phase = self.variant.setup.as_ref()?;
+        phase.plies.get(self.setup_ply_index()?)
+    }
+}

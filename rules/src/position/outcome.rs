@@ -1,0 +1,146 @@
+//! Results decided without generating moves: royal captured, bared, extinction, and the
+//! repetition count. Checkmate and stalemate need the legal moves: see
+//! [`Position::outcome_with`] in `crate::movegen`.
+
+use crate::{
+    position::Position,
+    types::{Color, Piece, PieceType},
+    variant::{BareRule, GameValue, RoyalRule},
+};
+
+/// Why a game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EndReason {
+    Checkmate,
+    Stalemate,
+    RoyalCaptured,
+    Bared,
+    Extinction,
+    /// The side to move had moves, but every one repeated a position a third time.
+    RepetitionLoss,
+    Repetition,
+    HalfmoveRule,
+    MoveCap,
+}
+
+impl EndReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EndReason::Checkmate => "checkmate",
+            EndReason::Stalemate => "stalemate",
+            EndReason::RoyalCaptured => "royal captured",
+            EndReason::Bared => "bared",
+            EndReason::Extinction => "extinction",
+            EndReason::RepetitionLoss => "no non-repeating move",
+            EndReason::Repetition => "repetition",
+            EndReason::HalfmoveRule => "move-count rule",
+            EndReason::MoveCap => "move cap",
+        }
+    }
+}
+
+/// The result of a finished game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    Decisive { winner: Color, reason: EndReason },
+    Draw { reason: EndReason },
+}
+
+impl Outcome {
+    pub(crate) fn from_value(side: Color, value: GameValue, reason: EndReason) -> Outcome {
+        match value {
+            GameValue::Win => Outcome::Decisive { winner: side, reason },
+            GameValue::Loss => Outcome::Decisive { winner: side.other(), reason },
+            GameValue::Draw => Outcome::Draw { reason },
+        }
+    }
+
+    pub fn winner(&self) -> Option<Color> {
+        match self {
+            Outcome::Decisive { winner, .. } => Some(*winner),
+            Outcome::Draw { .. } => None,
+        }
+    }
+
+    pub fn reason(&self) -> EndReason {
+        match self {
+            Outcome::Decisive { reason, .. } | Outcome::Draw { reason } => *reason,
+        }
+    }
+}
+
+impl Position {
+    /// A result decided by material alone (royal captured, bared, extinction), for the side to
+    /// move. Such positions have no legal moves: perft never expands a finished game.
+    pub fn immediate_outcome(&self) -> Option<Outcome> {
+        if self.in_setup() {
+            return None;
+        }
+        let v = &*self.variant;
+        let us = self.side;
+        let them = us.other();
+        let royal_capture = v.rules.royal == RoyalRule::Capture && v.pieces.iter().any(|p| p.royal);
+        if royal_capture && self.n_royals[us.index()] == 0 {
+            return Some(Outcome::Decisive { winner: them, reason: EndReason::RoyalCaptured });
+        }
+        if let Some(e) = &v.rules.extinction {
+            let count = |c: Color, t: Option<PieceType>| -> u16 {
+                match t {
+                    None => self.totals[c.index()],
+                    Some(t) => self.counts[Piece::new(t, c).index()],
+                }
+            };
+            let extinct = |c: Color, t: Option<PieceType>| {
+                let claim = u16::from(e.claim && c == us);
+                count(c, t) <= e.count && count(c.other(), t) >= e.opponent_count + claim
+            };
+            // The side that just moved is tested first, as Fairy-Stockfish does.
+            for c in [them, us] {
+                let gone = match &e.types {
+                    None => extinct(c, None),
+                    Some(listed) => listed.iter().any(|&t| extinct(c, Some(t))),
+                };
+                if gone {
+                    let value = if c == us { e.value } else { invert(e.value) };
+                    let reason = if e.count > 0 { EndReason::Bared } else { EndReason::Extinction };
+                    return Some(Outcome::from_value(us, value, reason));
+                }
+            }
+        }
+        if v.rules.bare == BareRule::OnePieceLoses && self.totals[us.index()] <= 1 {
+            return Some(Outcome::Decisive { winner: them, reason: EndReason::Bared });
+        }
+        // The mover can only lose by its own move through a self-capture (Typhoon §6.2).
+        if royal_capture && self.n_royals[them.index()] == 0 {
+            return Some(Outcome::Decisive { winner: us, reason: EndReason::RoyalCaptured });
+        }
+        if v.rules.bare == BareRule::OnePieceLoses && self.totals[them.index()] <= 1 {
+            return Some(Outcome::Decisive { winner: us, reason: EndReason::Bared });
+        }
+        None
+    }
+
+    /// How many times the current position occurred before (same key, same side to move),
+    /// looking back to the last irreversible move.
+    pub fn repetitions(&self) -> usize {
+        let n = self.hashes.len();
+        let stop = self.irreversible as usize;
+        let mut count = 0;
+        let mut i = n;
+        while i >= stop + 2 {
+            i -= 2;
+            if self.hashes[i] == self.hash {
+                count += 1;
+            }
+        }
+        count
+    }
+}
+
+fn invert(v: GameValue) -> GameValue {
+    match v {
+        GameValue::Win => GameValue::Loss,
+        GameValue::Loss => GameValue::Win,
+        GameValue::Draw => GameValue::Draw,
+    }
+}

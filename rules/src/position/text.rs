@@ -1,0 +1,79 @@
+//! Printing position strings (`docs/notation.md`). Parsing them is in `crate::notation`, since
+//! an en-passant right is kept only if a move can use it.
+
+use crate::{
+    position::Position,
+    types::{CastlingRights, Color, EnPassant, Piece, Square},
+};
+
+impl Position {
+    /// Prints the position string.
+    pub fn to_fen(&self) -> String {
+        let v = self.variant();
+        let mut s = v.board_field(|sq| self.piece_at(sq));
+        s.push(' ');
+        s.push(if self.side_to_move() == Color::Blue { 'w' } else { 'b' });
+        let extended = v.extended_position_strings();
+        if extended {
+            s.push(' ');
+            s.push_str(&self.castling_field(self.castling_rights(), |sq| self.piece_at(sq)));
+            s.push(' ');
+            s.push_str(&self.en_passant_field(self.en_passant()));
+            s.push_str(&format!(" {} {}", self.halfmove_clock(), self.fullmove_number()));
+        }
+        s
+    }
+
+    /// The en-passant field: Fairy-Stockfish's form, the passed square, plus the landing square
+    /// unless the pawn stands right beyond it (Berolina's diagonal step, triple steps).
+    pub(crate) fn en_passant_field(&self, ep: Option<EnPassant>) -> String {
+        let Some(ep) = ep else { return "-".into() };
+        let d = self.variant().dims;
+        let mut s = d.square_name(ep.squares[0]);
+        let beyond = d.square(d.file(ep.squares[0]), d.rank(ep.squares[0]) - self.side_to_move().forward());
+        if beyond != Some(ep.victim) {
+            s.push_str(&d.square_name(ep.victim));
+        }
+        s
+    }
+
+    /// The castling field for `rights` on the board `piece_at` (which may differ from this
+    /// position's board: see [`Position::edited`]).
+    pub(crate) fn castling_field(&self, rights: CastlingRights, piece_at: impl Fn(Square) -> Option<Piece>) -> String {
+        if rights == 0 {
+            return "-".into();
+        }
+        let v = self.variant();
+        let d = v.dims;
+        let rooks = self.castle_rooks();
+        let mut s = String::new();
+        for color in Color::BOTH {
+            for side in 0..2 {
+                let bit = 2 * color.index() + side;
+                if rights & (1 << bit) == 0 {
+                    continue;
+                }
+                let rook_sq = rooks[bit];
+                let rook = piece_at(rook_sq);
+                let rank = d.rank(rook_sq);
+                // Outermost rook on its side: the short K/Q letter; otherwise the file (X-FEN).
+                let outer = if side == 0 {
+                    (d.file(rook_sq) + 1..d.width as i32).all(|f| piece_at(d.square(f, rank).unwrap()) != rook)
+                } else {
+                    (0..d.file(rook_sq)).all(|f| piece_at(d.square(f, rank).unwrap()) != rook)
+                };
+                let ch = if outer {
+                    if side == 0 {
+                        'K'
+                    } else {
+                        'Q'
+                    }
+                } else {
+                    (b'A' + d.file(rook_sq) as u8) as char
+                };
+                s.push(if color == Color::Blue { ch } else { ch.to_ascii_lowercase() });
+            }
+        }
+        s
+    }
+}

@@ -1,0 +1,101 @@
+//! Named special powers as a variant file writes them: [`PowerSpec`], one serde variant per
+//! power kind, with the kind's parameters (directions and targets in Betza).
+//!
+//! The table of every kind (what it does, its parameters, the pieces that use it) and how to
+//! add one are in [`crate::movegen::powers`]. Unknown kinds and unknown parameters are refused
+//! when the variant loads; the variant layer (`crate::variant::powers`) checks the parameters'
+//! values and resolves the directions for each colour.
+
+use serde::{Deserialize, Serialize};
+
+/// How a relayer finds the pieces it empowers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RelayReach {
+    /// The eight neighbours (Dervish).
+    Adjacent,
+    /// The first piece on each of the eight queen lines within `range` squares (Harpy).
+    OpenLines,
+}
+
+/// Which granted moves a recipient may make.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RelayLanding {
+    /// Every granted move (Harpy).
+    Any,
+    /// Leaps straight across the relayer, and steps from an orthogonal neighbour to the
+    /// squares orthogonally next to the relayer (Scirocco ruling R-S3: the Dervish).
+    AcrossOrAround,
+    /// Every granted move that ends next to the relayer (the Scirocco page's general sentence,
+    /// which R-S3 overrules; kept as a switch so designers can compare).
+    NextToRelayer,
+}
+
+/// A power as written in a variant file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum PowerSpec {
+    /// Friendly pieces the relayer reaches gain the granted leaps (Dervish, Harpy).
+    Relay {
+        reach: RelayReach,
+        /// Squares for `open_lines` (ignored by `adjacent`, which must leave it out).
+        #[serde(default)]
+        range: Option<u8>,
+        /// Betza leapers granted to each recipient, from the recipient's square.
+        grants: String,
+        landing: RelayLanding,
+    },
+    /// Captures a reachable enemy without moving (Genie, Parrot family, shooting).
+    Igui {
+        /// Betza geometry of the squares whose enemy can be taken without moving.
+        targets: String,
+    },
+    /// Jumps an adjacent enemy to the empty square behind, capturing it (Zig, Zag, Overtaker).
+    HopCapture {
+        /// Betza one-step atoms (`W`, `F`, `K`, directional forms) naming the directions.
+        over: String,
+        /// The landing square may also hold an enemy, which is captured too (Parrot family).
+        #[serde(default)]
+        double: bool,
+    },
+    /// The owner may pass its turn while this piece can act (Typhoon: one pass per position).
+    Pass,
+    /// Slides of 2..=`range` squares that must jump at least one piece (Cicada).
+    HopRider { dirs: String, range: u8 },
+    /// Slides up to `range` squares through enemies, capturing every one passed (Typhoon).
+    Sweep { dirs: String, range: u8 },
+    /// Non-capturing slides of `min..=max` squares ending next to a friendly piece (Salamander).
+    SupportedSlide { dirs: String, min: u8, max: u8 },
+    /// Converts an enemy on a target square to the mover's side without moving (Cuckoo).
+    Convert { targets: String },
+    /// Exchanges places with any piece on a target square (Hummingbird).
+    Swap { targets: String },
+    /// Checkers-style jumps over single enemies along one line, capturing them (Longleaper).
+    LongLeap { dirs: String },
+    /// Non-capturing slides of up to `range`; the enemy right beyond the landing square is
+    /// converted (`convert`) or captured with the enemies behind it (`capture_line`).
+    Approach { dirs: String, range: u8, effect: ApproachEffect },
+    /// Steps to an empty neighbour, capturing the enemy on the opposite side (Undertaker).
+    Withdraw { dirs: String },
+    /// Enemy pieces on the reached squares can make no move of their own (Immobilizer).
+    Immobilize { reach: String },
+    /// One step to an empty square, then a ride pointing away from the origin (Octopus, Wagon).
+    BentRider {
+        /// Betza one-step atoms of the first step (to an empty square).
+        first: String,
+        /// Whether the piece may stop after the first step.
+        stop_first: bool,
+        /// Betza rider continuing from the bend, in the directions pointing away from the
+        /// origin (positive dot product with the first step).
+        then: String,
+    },
+}
+
+/// What an approach does to the enemy right beyond its landing square.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApproachEffect {
+    Convert,
+    CaptureLine,
+}

@@ -1,0 +1,269 @@
+//! The serde-level specification of a variant: [`VariantSpec`] and its parts, exactly as a
+//! variant file (after `extends` resolution) writes them.
+
+use serde::{Deserialize, Serialize};
+
+use crate::spec::{power_spec::PowerSpec, setup_spec::SetupSpec};
+
+/// How moves are written. `uci` is Fairy-Stockfish's UCI form (`e7e8q`, `e1g1`), used for the
+/// variants it knows; `fairyzero` is the suffix form of `docs/notation.md` (`e7e8+`, `d4d4xe5`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum NotationStyle {
+    Uci,
+    #[default]
+    Fairyzero,
+}
+
+/// A game result from the point of view of the side it applies to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GameValue {
+    Win,
+    Draw,
+    Loss,
+}
+
+/// What happens to royal pieces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum RoyalRule {
+    /// Chess: a move that leaves any own royal attacked is illegal; no legal move while a royal
+    /// is attacked is checkmate (a loss).
+    #[default]
+    Checkmate,
+    /// Adrian King's games: no check rule; a side whose last royal is captured loses.
+    Capture,
+}
+
+/// When a bared side loses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum BareRule {
+    #[default]
+    None,
+    /// A side reduced to exactly one piece loses at once (Scirocco, Typhoon). Shatranj's bare
+    /// king is an extinction rule with a claim (see [`ExtinctionSpec`]).
+    OnePieceLoses,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum RepetitionRule {
+    /// Threefold repetition draws (chess family). Never changes move legality.
+    #[default]
+    ThirdDraws,
+    /// A move creating the third occurrence is illegal; a player with only such moves loses
+    /// (Scirocco, Typhoon, Jupiter).
+    ThirdIllegal,
+    /// The fourth occurrence draws (Chushin Shogi's sennichite).
+    FourthDraws,
+    /// Repetition has no effect.
+    Ignored,
+}
+
+/// Who may pass, designed for the seed games even before their passing pieces exist.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum PassRule {
+    #[default]
+    None,
+    /// One pass move per position, available if any passing piece can act (Typhoon).
+    OnePerPosition,
+    /// Each passing piece has its own pass; no pass directly after a pass (Chushin Shogi).
+    PerPieceNoDoublePass,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum PromotionTrigger {
+    /// The move ends in the zone (chess).
+    #[default]
+    EndsInZone,
+    /// The move starts or ends in the zone (Scirocco, Typhoon, shogi).
+    StartsOrEndsInZone,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum PromotionMandatory {
+    /// A promotable move must promote (chess).
+    #[default]
+    Always,
+    /// Promotion is optional everywhere; declining is a separate move (Scirocco).
+    Never,
+    /// Optional in the zone, compulsory on the last rank (Grand chess).
+    OnLastRank,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PromotionSpec {
+    /// Depth of the promotion zone, in ranks counted from the far edge.
+    #[serde(default = "one")]
+    pub zone_ranks: u8,
+    #[serde(default)]
+    pub trigger: PromotionTrigger,
+    #[serde(default)]
+    pub mandatory: PromotionMandatory,
+    /// A piece may only be promoted to if the owner has fewer of it than at the start (Grand).
+    #[serde(default)]
+    pub limit_to_captured: bool,
+}
+
+fn one() -> u8 {
+    1
+}
+
+impl Default for PromotionSpec {
+    fn default() -> Self {
+        PromotionSpec {
+            zone_ranks: 1,
+            trigger: PromotionTrigger::default(),
+            mandatory: PromotionMandatory::default(),
+            limit_to_captured: false,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CastlingSpec {
+    /// Token of the piece that castles (it must stand on its side's first rank).
+    pub king: String,
+    /// Token of the rook-like partner.
+    pub rook: String,
+    /// File letter the king lands on when castling toward the higher files.
+    pub kingside_file: char,
+    /// File letter the king lands on when castling toward file `a`.
+    pub queenside_file: char,
+}
+
+/// Extinction, with Fairy-Stockfish's semantics (`docs/reference-variants.md` §1.1): after
+/// each move, for the side that just moved and then the side to move, a side with at most
+/// `count` pieces of a listed type (all pieces together for `"*"`), while the other side has at
+/// least `opponent_count` of them (one more against the side to move when `claim` is set), has
+/// gone extinct and gets `value`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExtinctionSpec {
+    /// Tokens of the piece types that count, or `["*"]` for every piece.
+    pub pieces: Vec<String>,
+    #[serde(default)]
+    pub count: u16,
+    #[serde(default)]
+    pub opponent_count: u16,
+    #[serde(default)]
+    pub claim: bool,
+    /// Value for the side that went extinct.
+    pub value: GameValue,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VictorySpec {
+    #[serde(default)]
+    pub royal: RoyalRule,
+    /// Value for the side to move when it has no legal move and is not checkmated.
+    #[serde(default = "draw")]
+    pub stalemate: GameValue,
+    #[serde(default)]
+    pub bare: BareRule,
+    #[serde(default)]
+    pub extinction: Option<ExtinctionSpec>,
+}
+
+fn draw() -> GameValue {
+    GameValue::Draw
+}
+
+impl Default for VictorySpec {
+    fn default() -> Self {
+        VictorySpec { royal: RoyalRule::default(), stalemate: GameValue::Draw, bare: BareRule::None, extinction: None }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PieceSpec {
+    pub name: String,
+    /// Token in position strings, unique in the variant ignoring case. Longer than one
+    /// character means it is written in parentheses.
+    pub token: String,
+    /// Betza / XBetza geometry of the piece's own moves.
+    pub betza: String,
+    #[serde(default)]
+    pub royal: bool,
+    /// Tokens of the types this piece may promote to.
+    #[serde(default)]
+    pub promotes_to: Vec<String>,
+    /// Nominal value in pawns, if the variant's author gives one (baselines may estimate it).
+    #[serde(default)]
+    pub value: Option<f32>,
+    /// Its initial double step (lame `i` moves) can be captured en passant, and its capture
+    /// moves may capture en passant.
+    #[serde(default)]
+    pub en_passant: bool,
+    /// Named special powers (see [`crate::movegen::powers`] and `docs/variants.md`).
+    #[serde(default)]
+    pub powers: Vec<PowerSpec>,
+    /// Promotes to `becomes` instead while a `present` piece (either side) is on the board
+    /// after the move (Typhoon's King: Emperor, or Emperor of Emperors if an Emperor stands).
+    #[serde(default)]
+    pub promotion_upgrade: Option<UpgradeSpec>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UpgradeSpec {
+    pub present: String,
+    pub becomes: String,
+}
+
+/// A variant file after `extends` resolution, exactly as written.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VariantSpec {
+    pub name: String,
+    #[serde(default)]
+    pub extends: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+    pub width: u8,
+    pub height: u8,
+    /// Start position in the notation of `docs/notation.md`.
+    pub start: String,
+    #[serde(default)]
+    pub notation: NotationStyle,
+    #[serde(rename = "piece")]
+    pub pieces: Vec<PieceSpec>,
+    #[serde(default)]
+    pub promotion: PromotionSpec,
+    #[serde(default)]
+    pub castling: Option<CastlingSpec>,
+    /// Ranks (1-based, counted from the owner's side) where `i` moves are allowed.
+    #[serde(default)]
+    pub initial_move_ranks: Vec<u8>,
+    #[serde(default)]
+    pub victory: VictorySpec,
+    #[serde(default)]
+    pub repetition: RepetitionRule,
+    /// Capturing is compulsory when possible (losing chess).
+    #[serde(default)]
+    pub forced_capture: bool,
+    #[serde(default)]
+    pub pass: PassRule,
+    /// Plies without capture or pawn-type move after which the game is drawn (chess: 100).
+    #[serde(default)]
+    pub halfmove_draw: Option<u32>,
+    /// Engineering cap on game length in plies for self-play adjudication (a draw).
+    #[serde(default = "default_move_cap")]
+    pub move_cap: u32,
+    /// A setup phase in which the players choose the array by moves (`crate::spec::setup_spec`).
+    #[serde(default)]
+    pub setup: Option<SetupSpec>,
+}
+
+fn default_move_cap() -> u32 {
+    500
+}

@@ -1,0 +1,369 @@
+//! Validation and conclusion: [`VariantSpec`] → [`Variant`], every problem of a file reported
+//! at once, each naming its field.
+
+use std::{collections::BTreeMap, path::Path, sync::Arc};
+
+use crate::{
+    moves::MAX_EXTRA_CAPTURES,
+    spec::{
+        betza::{self, Atom, Jump},
+        load::{self, builtin_text, read_parent_file, ParentReader, VariantError},
+        mirror::{betza_symmetric, power_symmetric},
+        power_spec::ApproachEffect,
+    },
+    types::{Dims, PieceType, Square, MAX_BOARD_SIDE},
+    variant::{
+        attack_tables::AttackTables, powers::Power, tables::build_tables, zobrist::Zobrist, Castling, Extinction,
+        PassRule, PieceDef, PieceSpec, Rules, Variant, VariantSpec,
+    },
+};
+
+impl Variant {
+    /// Loads a built-in variant by name, or a TOML file by path.
+    pub fn load(name_or_path: &str) -> Result<Arc<Variant>, VariantError> {
+        if let Some(text) = builtin_text(name_or_path) {
+            return Variant::from_toml(name_or_path, text, None);
+        }
+        let path = Path::new(name_or_path);
+        if path.extension().is_some_and(|e| e == "toml") || path.exists() {
+            let text = std::fs::read_to_string(path)
+                .map_err(|error| VariantError::Io { path: path.display().to_string(), error })?;
+            return Variant::from_toml(&path.display().to_string(), &text, path.parent());
+        }
+        Err(VariantError::Unknown(name_or_path.to_string()))
+    }
+
+    /// Parses variant TOML text. `source_name` names it in errors; `base_dir` resolves relative
+    /// `extends` paths.
+    pub fn from_toml(source_name: &str, text: &str, base_dir: Option<&Path>) -> Result<Arc<Variant>, VariantError> {
+        Variant::from_toml_with_parents(source_name, text, base_dir, &read_parent_file)
+    }
+
+    /// [`Variant::from_toml`] with the parents of `extends` read by `read_parent` instead of
+    /// from files (built-in names always resolve first): for callers that must not touch the
+    /// file system, such as the fuzz targets.
+    pub fn from_toml_with_parents(
+        source_name: &str,
+        text: &str,
+        base_dir: Option<&Path>,
+        read_parent: &ParentReader<'_>,
+    ) -> Result<Arc<Variant>, VariantError> {
+        let (spec, mut problems) = load::read_spec(source_name, text, base_dir, read_parent)?;
+        let built = spec.and_then(|spec| Variant::build(spec).map_err(|p| problems.extend(p)).ok());
+        match built {
+            Some(variant) if problems.is_empty() => Ok(Arc::new(variant)),
+            _ => Err(load::invalid(source_name, &problems)),
+        }
+    }
+
+    /// Validates a specification. Returns every problem found, each naming its field.
+    pub fn build(spec: VariantSpec) -> Result<Variant, Vec<String>> {
+        let mut problems = Vec::new();
+        if !(1..=MAX_BOARD_SIDE).contains(&spec.width) || !(1..=MAX_BOARD_SIDE).contains(&spec.height) {
+            problems.push(format!(
+                "fields `width`/`height`: board {}x{} is outside 1..={MAX_BOARD_SIDE}",
+                spec.width, spec.height
+            ));
+            return Err(problems);
+        }
+        let dims = Dims { width: spec.width, height: spec.height };
+        if spec.pieces.is_empty() {
+            problems.push("field `piece`: a variant needs at least one piece type".into());
+        }
+        if spec.pieces.len() > 255 {
+            problems.push(format!("field `piece`: {} piece types (at most 255)", spec.pieces.len()));
+            return Err(problems);
+        }
+
+        // Tokens.
+        let mut by_token: BTreeMap<String, PieceType> = BTreeMap::new();
+        for (i, p) in spec.pieces.iter().enumerate() {
+            let upper = p.token.to_ascii_uppercase();
+            let valid = !upper.is_empty() && upper.chars().all(|c| c.is_ascii_alphabetic()) && upper.len() <= 8;
+            if !valid {
+                problems.push(format!("piece {:?}: field `token` {:?} must be 1-8 ASCII letters", p.name, p.token));
+            } else if by_token.insert(upper.clone(), PieceType(i as u8)).is_some() {
+                problems
+                    .push(format!("piece {:?}: field `token` {:?} is used twice (case-insensitive)", p.name, p.token));
+            }
+        }
+        let lookup = |token: &str| by_token.get(&token.to_ascii_uppercase()).copied();
+
+        // Pieces and geometry.
+        let mut pieces = Vec::with_capacity(spec.pieces.len());
+        let mut powers: Vec<Vec<Power>> = Vec::with_capacity(spec.pieces.len());
+        let mut geometries = Vec::with_capacity(spec.pieces.len());
+        for p in &spec.pieces {
+            let geometry = match betza::parse(&p.betza) {
+                Ok(g) => g,
+                Err(e) => {
+                    problems.push(format!("piece {:?}: field `betza`: {e}", p.name));
+                    betza::Geometry::default()
+                }
+            };
+            if let Some(c) = geometry.multi_leg().next() {
+                let text: Vec<&str> = c.legs.iter().map(|l| l.text.as_str()).collect();
+                problems.push(format!(
+                    "piece {:?}: field `betza`: multi-leg component {:?} is not supported by the move generator yet",
+                    p.name,
+                    text.join("a")
+                ));
+            }
+            let mut concluded = Vec::new();
+            for power in &p.powers {
+                match power.conclude() {
+                    Ok(c) => concluded.push(c),
+                    Err(e) => problems.push(format!("piece {:?}: field `powers`: {e}", p.name)),
+                }
+            }
+            powers.push(concluded);
+            let mut promotes_to = Vec::new();
+            for t in &p.promotes_to {
+                match lookup(t) {
+                    Some(pt) => promotes_to.push(pt),
+                    None => problems.push(format!("piece {:?}: field `promotes_to`: unknown token {t:?}", p.name)),
+                }
+            }
+            let atoms: Vec<Atom> = geometry.atoms().copied().collect();
+            let captures = atoms.iter().any(|a| a.modality.captures) || !p.powers.is_empty();
+            let needs_dedup = atoms.iter().enumerate().any(|(i, a)| {
+                atoms[..i].iter().any(|b| {
+                    // Same direction (one a positive multiple of the other) can reach the same square.
+                    let cross = a.dx as i32 * b.dy as i32 - a.dy as i32 * b.dx as i32;
+                    let same_way = a.dx as i32 * b.dx as i32 + a.dy as i32 * b.dy as i32 > 0;
+                    cross == 0 && same_way
+                })
+            });
+            if p.en_passant && spec.initial_move_ranks.is_empty() {
+                problems.push(format!(
+                    "piece {:?}: field `en_passant` needs the variant field `initial_move_ranks`",
+                    p.name
+                ));
+            }
+            let promotion_upgrade =
+                p.promotion_upgrade.as_ref().and_then(|u| match (lookup(&u.present), lookup(&u.becomes)) {
+                    (Some(a), Some(b)) => Some((a, b)),
+                    _ => {
+                        problems.push(format!("piece {:?}: field `promotion_upgrade`: unknown token in {u:?}", p.name));
+                        None
+                    }
+                });
+            if promotion_upgrade.is_some() && p.promotes_to.len() != 1 {
+                problems.push(format!("piece {:?}: field `promotion_upgrade` needs exactly one `promotes_to`", p.name));
+            }
+            pieces.push(PieceDef {
+                promotion_upgrade,
+                name: p.name.clone(),
+                token: p.token.to_ascii_uppercase(),
+                betza: p.betza.clone(),
+                royal: p.royal,
+                promotes_to,
+                value: p.value,
+                en_passant: p.en_passant,
+                captures,
+                needs_dedup,
+            });
+            geometries.push(atoms);
+        }
+        if spec.initial_move_ranks.iter().any(|&r| r == 0 || r > spec.height) {
+            problems.push(format!("field `initial_move_ranks`: ranks must be within 1..={}", spec.height));
+        }
+        if spec.promotion.zone_ranks > spec.height {
+            problems.push("field `promotion.zone_ranks` is larger than the board".into());
+        }
+
+        let castling = spec.castling.as_ref().and_then(|c| {
+            let king = lookup(&c.king);
+            let rook = lookup(&c.rook);
+            let file = |ch: char| {
+                let f = ch as i32 - 'a' as i32;
+                (0..spec.width as i32).contains(&f).then_some(f)
+            };
+            let files = (file(c.kingside_file), file(c.queenside_file));
+            match (king, rook, files) {
+                (Some(king), Some(rook), (Some(k), Some(q))) => Some(Castling { king, rook, king_files: [k, q] }),
+                _ => {
+                    problems.push(format!("field `castling`: unknown token or file in {c:?}"));
+                    None
+                }
+            }
+        });
+
+        let extinction = spec.victory.extinction.as_ref().map(|e| {
+            let types = if e.pieces.iter().any(|t| t == "*") {
+                None
+            } else {
+                let mut types = Vec::new();
+                for t in &e.pieces {
+                    match lookup(t) {
+                        Some(pt) => types.push(pt),
+                        None => problems.push(format!("field `victory.extinction.pieces`: unknown token {t:?}")),
+                    }
+                }
+                Some(types)
+            };
+            Extinction { types, count: e.count, opponent_count: e.opponent_count, claim: e.claim, value: e.value }
+        });
+        // Line captures remove up to one piece per square of a line; moves hold a fixed number.
+        let longest_line = spec.width.max(spec.height) as usize;
+        let line_capturer = powers
+            .iter()
+            .flatten()
+            .any(|p| matches!(p, Power::Approach { effect: ApproachEffect::CaptureLine, .. } | Power::LongLeap { .. }));
+        if line_capturer && longest_line > MAX_EXTRA_CAPTURES + 2 {
+            problems.push(format!(
+                "fields `width`/`height`: line-capturing powers support boards up to {} squares wide",
+                MAX_EXTRA_CAPTURES + 2
+            ));
+        }
+        let passers: Vec<bool> = powers.iter().map(|ps| ps.iter().any(|p| matches!(p, Power::Pass))).collect();
+        match (spec.pass, passers.iter().any(|&p| p)) {
+            (PassRule::None, true) => {
+                problems.push("field `pass`: a piece has the `pass` power but the variant's `pass` is \"none\"".into())
+            }
+            (PassRule::OnePerPosition, false) => {
+                problems.push("field `pass`: \"one_per_position\" needs a piece with the `pass` power".into())
+            }
+            (PassRule::PerPieceNoDoublePass, _) => problems
+                .push("field `pass`: \"per_piece_no_double_pass\" (Chushin Shogi) is not implemented yet".into()),
+            _ => {}
+        }
+        let setup = match &spec.setup {
+            None => None,
+            Some(setup) => match setup.conclude(dims, lookup) {
+                Ok(s) => Some(s),
+                Err(p) => {
+                    problems.extend(p);
+                    None
+                }
+            },
+        };
+        if !problems.is_empty() {
+            return Err(problems);
+        }
+
+        let tables = build_tables(dims, &geometries);
+        let nsq = dims.squares();
+        let zobrist = Zobrist::new(pieces.len(), nsq, setup.as_ref().map_or(0, |s| s.plies.len()));
+        let resolved = toml::to_string(&spec).unwrap_or_default();
+        let en_passant = pieces.iter().any(|p| p.en_passant);
+        let relayers = (0..pieces.len())
+            .filter(|&i| powers[i].iter().any(|p| matches!(p, Power::Relay { .. })))
+            .map(|i| PieceType(i as u8))
+            .collect();
+        let has_powers = powers.iter().any(|p| !p.is_empty());
+        let immobilizers = (0..pieces.len())
+            .filter(|&i| powers[i].iter().any(|p| matches!(p, Power::Immobilize { .. })))
+            .map(|i| PieceType(i as u8))
+            .collect();
+        let capture_atoms = || geometries.iter().flatten().filter(|a| a.modality.captures);
+        let simple_attacks = !has_powers && capture_atoms().all(|a| a.jump == Jump::Free);
+        let coords =
+            (0..nsq).map(|i| (dims.file(Square(i as u16)) as i16, dims.rank(Square(i as u16)) as i16)).collect();
+        let attack_tables = if simple_attacks { AttackTables::build(dims, &geometries) } else { None };
+        let mut line_dirs: Vec<(i32, i32)> = Vec::new();
+        for a in capture_atoms().filter(|a| a.max_steps != 1) {
+            for d in [(a.dx as i32, a.dy as i32), (-(a.dx as i32), -(a.dy as i32))] {
+                if !line_dirs.contains(&d) {
+                    line_dirs.push(d);
+                }
+            }
+        }
+        let rides_to_capture =
+            geometries.iter().map(|atoms| atoms.iter().any(|a| a.modality.captures && a.max_steps != 1)).collect();
+        let royal = pieces.iter().map(|p| p.royal).collect();
+        let mirror_safe = mirror_safe_types(&spec.pieces, &pieces);
+        let mut variant = Variant {
+            mirror_safe,
+            attack_tables,
+            line_dirs,
+            rides_to_capture,
+            royal,
+            immobilizers,
+            passers,
+            simple_attacks,
+            coords,
+            powers,
+            relayers,
+            has_powers,
+            setup,
+            name: spec.name.clone(),
+            dims,
+            pieces,
+            start: spec.start.clone(),
+            notation: spec.notation,
+            rules: Rules {
+                promotion: spec.promotion.clone(),
+                castling,
+                initial_move_ranks: spec.initial_move_ranks.clone(),
+                en_passant,
+                royal: spec.victory.royal,
+                stalemate: spec.victory.stalemate,
+                bare: spec.victory.bare,
+                extinction,
+                repetition: spec.repetition,
+                forced_capture: spec.forced_capture,
+                pass: spec.pass,
+                halfmove_draw: spec.halfmove_draw,
+                move_cap: spec.move_cap,
+            },
+            hash: fnv1a(resolved.as_bytes()),
+            spec,
+            start_counts: Vec::new(),
+            tables,
+            zobrist,
+        };
+        // The start position must parse; its piece counts bound Grand-style promotions.
+        match variant.parse_position(&variant.start) {
+            Ok(raw) => variant.start_counts = variant.piece_counts_of(&raw.board),
+            Err(e) => return Err(vec![format!("field `start`: {e}")]),
+        }
+        if let Some(setup) = &variant.setup {
+            if let Err(e) = variant.parse_position(&setup.fixed) {
+                return Err(vec![format!("field `setup.fixed`: {e}")]);
+            }
+        }
+        Ok(variant)
+    }
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for b in bytes {
+        h ^= *b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// Per piece type: it and every type it can become (promotion, promotion upgrade) move
+/// left-right symmetrically.
+pub(crate) fn mirror_safe_types(specs: &[PieceSpec], pieces: &[PieceDef]) -> Vec<bool> {
+    let n = pieces.len();
+    let own: Vec<bool> =
+        specs.iter().map(|p| betza_symmetric(&p.betza) && p.powers.iter().all(power_symmetric)).collect();
+    let becomes = |t: usize| -> Vec<usize> {
+        let def = &pieces[t];
+        let mut out: Vec<usize> = def.promotes_to.iter().map(|p| p.index()).collect();
+        if let Some((_, b)) = def.promotion_upgrade {
+            out.push(b.index());
+        }
+        out
+    };
+    (0..n)
+        .map(|t| {
+            let mut seen = vec![false; n];
+            let mut stack = vec![t];
+            while let Some(u) = stack.pop() {
+                if std::mem::replace(&mut seen[u], true) {
+                    continue;
+                }
+                if !own[u] {
+                    return false;
+                }
+                stack.extend(becomes(u));
+            }
+            true
+        })
+        .collect()
+}

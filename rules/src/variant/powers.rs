@@ -1,0 +1,105 @@
+//! Powers, compiled: each [`PowerSpec`] checked and its Betza directions resolved for both
+//! colours, into the [`Power`] values the move generator (`crate::movegen::powers`) reads.
+
+use crate::spec::{
+    betza::{self, Atom},
+    power_spec::{ApproachEffect, PowerSpec, RelayLanding, RelayReach},
+};
+
+/// A direction with its range, for one colour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Dir {
+    pub dx: i8,
+    pub dy: i8,
+    /// 1 for a leap, 0 for unlimited.
+    pub max_steps: u8,
+}
+
+/// A concluded power: directions resolved for each colour (index by `Color::index()`).
+#[derive(Clone, Debug)]
+pub(crate) enum Power {
+    Relay { reach: RelayReach, range: u8, grants: [Vec<Dir>; 2], landing: RelayLanding },
+    Igui { targets: [Vec<Dir>; 2] },
+    HopCapture { over: [Vec<Dir>; 2], double: bool },
+    Pass,
+    HopRider { dirs: [Vec<Dir>; 2], range: u8 },
+    Sweep { dirs: [Vec<Dir>; 2], range: u8 },
+    SupportedSlide { dirs: [Vec<Dir>; 2], min: u8, max: u8 },
+    Convert { targets: [Vec<Dir>; 2] },
+    Swap { targets: [Vec<Dir>; 2] },
+    LongLeap { dirs: [Vec<Dir>; 2] },
+    Approach { dirs: [Vec<Dir>; 2], range: u8, effect: ApproachEffect },
+    Withdraw { dirs: [Vec<Dir>; 2] },
+    Immobilize { reach: [Vec<Dir>; 2] },
+    BentRider { first: [Vec<Dir>; 2], stop_first: bool, then: [Vec<Dir>; 2] },
+}
+
+fn dirs(field: &str, text: &str, one_step: bool) -> Result<[Vec<Dir>; 2], String> {
+    let g = betza::parse(text).map_err(|e| format!("field `{field}`: {e}"))?;
+    if g.multi_leg().next().is_some() {
+        return Err(format!("field `{field}`: multi-leg geometry is not allowed here"));
+    }
+    let atoms: Vec<&Atom> = g.atoms().collect();
+    if let Some(a) = atoms.iter().find(|a| a.jump != betza::Jump::Free || a.initial_only) {
+        return Err(format!("field `{field}`: {text:?} must use plain leaps or riders (found {a:?})"));
+    }
+    if one_step && atoms.iter().any(|a| a.dx.abs() > 1 || a.dy.abs() > 1 || a.max_steps != 1) {
+        return Err(format!("field `{field}`: {text:?} must be one-step atoms such as W, F or K"));
+    }
+    let blue: Vec<Dir> = atoms.iter().map(|a| Dir { dx: a.dx, dy: a.dy, max_steps: a.max_steps }).collect();
+    let tan = blue.iter().map(|d| Dir { dx: -d.dx, dy: -d.dy, ..*d }).collect();
+    Ok([blue, tan])
+}
+
+impl PowerSpec {
+    pub(crate) fn conclude(&self) -> Result<Power, String> {
+        Ok(match self {
+            PowerSpec::Relay { reach, range, grants, landing } => {
+                let range = match (reach, range) {
+                    (RelayReach::Adjacent, None) => 1,
+                    (RelayReach::Adjacent, Some(_)) => {
+                        return Err("field `range`: a relay with `reach = \"adjacent\"` takes no range".into())
+                    }
+                    (RelayReach::OpenLines, Some(r)) if *r >= 1 => *r,
+                    (RelayReach::OpenLines, _) => {
+                        return Err("field `range`: `reach = \"open_lines\"` needs a range of at least 1".into())
+                    }
+                };
+                let grants = dirs("grants", grants, false)?;
+                if grants[0].iter().any(|d| d.max_steps != 1) {
+                    return Err("field `grants`: only leapers can be relayed".into());
+                }
+                Power::Relay { reach: *reach, range, grants, landing: *landing }
+            }
+            PowerSpec::Igui { targets } => Power::Igui { targets: dirs("targets", targets, false)? },
+            PowerSpec::HopCapture { over, double } => {
+                Power::HopCapture { over: dirs("over", over, true)?, double: *double }
+            }
+            PowerSpec::Pass => Power::Pass,
+            PowerSpec::HopRider { dirs: d, range } => Power::HopRider { dirs: dirs("dirs", d, true)?, range: *range },
+            PowerSpec::Sweep { dirs: d, range } => Power::Sweep { dirs: dirs("dirs", d, true)?, range: *range },
+            PowerSpec::SupportedSlide { dirs: d, min, max } => {
+                if min > max || *min == 0 {
+                    return Err(format!("fields `min`/`max`: need 1 <= min <= max, got {min}..{max}"));
+                }
+                Power::SupportedSlide { dirs: dirs("dirs", d, true)?, min: *min, max: *max }
+            }
+            PowerSpec::Convert { targets } => Power::Convert { targets: dirs("targets", targets, false)? },
+            PowerSpec::Swap { targets } => Power::Swap { targets: dirs("targets", targets, false)? },
+            PowerSpec::LongLeap { dirs: d } => Power::LongLeap { dirs: dirs("dirs", d, true)? },
+            PowerSpec::Approach { dirs: d, range, effect } => {
+                Power::Approach { dirs: dirs("dirs", d, true)?, range: *range, effect: *effect }
+            }
+            PowerSpec::Withdraw { dirs: d } => Power::Withdraw { dirs: dirs("dirs", d, true)? },
+            PowerSpec::Immobilize { reach } => Power::Immobilize { reach: dirs("reach", reach, true)? },
+            PowerSpec::BentRider { first, stop_first, then } => {
+                let first = dirs("first", first, true)?;
+                let then = dirs("then", then, false)?;
+                if then[0].iter().any(|d| d.dx.abs() > 1 || d.dy.abs() > 1) {
+                    return Err("field `then`: the continuation must be a W/F-based rider".into());
+                }
+                Power::BentRider { first, stop_first: *stop_first, then }
+            }
+        })
+    }
+}

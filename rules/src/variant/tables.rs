@@ -1,0 +1,117 @@
+//! Move tables: every Betza atom of every piece type expanded, per colour and square, into the
+//! leaps and rays the move generator walks (Fairy-Stockfish's `Variant::conclude()`).
+
+use crate::{
+    spec::betza::{Atom, Jump},
+    types::{Color, Dims, Square},
+};
+
+/// Leap and ray flags: the atom moves to an empty square, captures, or is initial-only.
+pub(crate) const F_MOVE: u8 = 1;
+pub(crate) const F_CAPTURE: u8 = 2;
+pub(crate) const F_INITIAL: u8 = 4;
+
+/// A precomputed leap from one square.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Leap {
+    pub to: Square,
+    /// Squares that must be empty (lame leapers); `Square::NONE` when unused.
+    pub via: [Square; 2],
+    pub flags: u8,
+}
+
+/// A precomputed ray from one square: `squares[start..start + len]`, nearest first.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Ray {
+    pub start: u32,
+    pub len: u16,
+    pub flags: u8,
+    pub jump: Jump,
+}
+
+#[derive(Clone, Debug, Default)]
+pub(crate) struct MoveTables {
+    /// Per `(colour, type, square)`: range into `leaps`.
+    pub leap_index: Vec<(u32, u32)>,
+    pub leaps: Vec<Leap>,
+    pub ray_index: Vec<(u32, u32)>,
+    pub rays: Vec<Ray>,
+    pub ray_squares: Vec<Square>,
+}
+
+/// Expands every atom of every piece into per-square leap and ray entries, for both colours.
+/// The second player's vectors are the first player's rotated by 180°.
+pub(crate) fn build_tables(dims: Dims, geometries: &[Vec<Atom>]) -> MoveTables {
+    let nsq = dims.squares();
+    let mut t = MoveTables::default();
+    for color in Color::BOTH {
+        for atoms in geometries {
+            for s in 0..nsq {
+                let sq = Square(s as u16);
+                let (f, r) = (dims.file(sq), dims.rank(sq));
+                let leap_start = t.leaps.len() as u32;
+                let ray_start = t.rays.len() as u32;
+                for a in atoms {
+                    let (dx, dy) = match color {
+                        Color::Blue => (a.dx as i32, a.dy as i32),
+                        Color::Tan => (-(a.dx as i32), -(a.dy as i32)),
+                    };
+                    let mut flags = 0;
+                    if a.modality.moves {
+                        flags |= F_MOVE;
+                    }
+                    if a.modality.captures {
+                        flags |= F_CAPTURE;
+                    }
+                    if a.initial_only {
+                        flags |= F_INITIAL;
+                    }
+                    let is_leap = a.max_steps == 1 && matches!(a.jump, Jump::Free | Jump::Lame);
+                    if is_leap {
+                        let Some(to) = dims.square(f + dx, r + dy) else { continue };
+                        let mut via = [Square::NONE; 2];
+                        if a.jump == Jump::Lame {
+                            for (i, (vx, vy)) in lame_path(dx, dy).into_iter().enumerate().take(2) {
+                                via[i] = dims.square(f + vx, r + vy).expect("the path lies between two board squares");
+                            }
+                        }
+                        t.leaps.push(Leap { to, via, flags });
+                    } else {
+                        let limit = if a.max_steps == 0 { usize::MAX } else { a.max_steps as usize };
+                        let start = t.ray_squares.len() as u32;
+                        let mut n = 1;
+                        // Hoppers need the whole line: the range limit applies to the landing
+                        // square's distance, enforced below by truncating free rides only.
+                        let limit = if matches!(a.jump, Jump::Free) { limit } else { usize::MAX };
+                        while n <= limit {
+                            let Some(s2) = dims.square(f + dx * n as i32, r + dy * n as i32) else { break };
+                            t.ray_squares.push(s2);
+                            n += 1;
+                        }
+                        let len = t.ray_squares.len() as u32 - start;
+                        if len > 0 {
+                            t.rays.push(Ray { start, len: len as u16, flags, jump: a.jump });
+                        }
+                    }
+                }
+                t.leap_index.push((leap_start, t.leaps.len() as u32));
+                t.ray_index.push((ray_start, t.rays.len() as u32));
+            }
+        }
+    }
+    t
+}
+
+/// The intermediate squares a lame leaper needs empty, relative to its origin. Orthogonal and
+/// diagonal leaps pass through their intermediate points; an oblique leap goes first one
+/// orthogonal step along its longer axis (the Xiangqi horse), then diagonally.
+fn lame_path(dx: i32, dy: i32) -> Vec<(i32, i32)> {
+    let n = dx.abs().max(dy.abs());
+    if dx == 0 || dy == 0 || dx.abs() == dy.abs() {
+        (1..n).map(|i| (dx / n * i, dy / n * i)).collect()
+    } else if dx.abs() > dy.abs() {
+        vec![(dx.signum(), 0)]
+    } else {
+        vec![(0, dy.signum())]
+    }
+}
