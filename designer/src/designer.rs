@@ -48,14 +48,14 @@ use rayon::prelude::*;
 use fairyzero_evaluator::{
     matches::{mix, openings_from, start_position, GameResult, MatchGame, RECORD_VERSION},
     player::{Contestant, GameContext, PlayerSpec},
+    plot::fonts_available,
     ranking::write_atomic,
     ratings::wilson_interval,
     store::ResultStore,
     values::ValueSource,
-    Error,
 };
 
-use crate::material::MethodReport;
+use crate::{material::MethodReport, Error};
 
 const Z95: f64 = 1.959_964;
 
@@ -140,15 +140,14 @@ pub enum SetupSelection {
 }
 
 impl std::str::FromStr for SetupSelection {
-    type Err = String;
+    type Err = Error;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         if s == "all" {
             return Ok(SetupSelection::All);
         }
-        match s.strip_prefix("sample:").and_then(|k| k.parse::<usize>().ok()).filter(|&k| k > 0) {
-            Some(k) if k <= MAX_SETUPS => Ok(SetupSelection::Sample(k)),
-            Some(k) => Err(format!("sample:{k}: at most {MAX_SETUPS} arrays can be sampled")),
-            None => Err(format!("bad setup selection {s:?} (expected all or sample:K)")),
+        match s.strip_prefix("sample:").and_then(|k| k.parse::<usize>().ok()) {
+            Some(k) if (1..=MAX_SETUPS).contains(&k) => Ok(SetupSelection::Sample(k)),
+            _ => Err(Error::SetupSelection { text: s.to_string() }),
         }
     }
 }
@@ -321,10 +320,7 @@ fn run_experiments(
     progress: Option<&DesignProgress<'_>>,
 ) -> Result<(), Error> {
     let existing = store.load()?.records;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(options.threads)
-        .build()
-        .map_err(|e| Error::Match(format!("cannot start the game threads: {e}")))?;
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(options.threads).build()?;
     let done = std::sync::atomic::AtomicUsize::new(0);
     let total = experiments.len() * options.games;
     let variant_hash = format!("{:016x}", variant.hash);
@@ -337,7 +333,7 @@ fn run_experiments(
         // The salt keeps the openings of stores written before this generator was shared.
         let openings = openings_from(&e.start, before + options.games, options.random_plies, seed ^ 0x6465_7369_676e);
         if openings.is_empty() {
-            return Err(Error::Match(format!("{}: no opening that does not end the game", e.key)));
+            return Err(Error::NoOpening { experiment: e.key.clone() });
         }
         let mut g = 0;
         while g < options.games {
@@ -436,9 +432,7 @@ pub fn run_balance(
                 SetupSelection::All => all_setups(variant, MAX_SETUPS),
                 SetupSelection::Sample(k) => sample_setups(variant, k, options.seed),
             }
-            .ok_or_else(|| {
-                Error::Match(format!("variant {} has no setup phase: --setups does not apply", variant.name))
-            })?;
+            .ok_or_else(|| Error::NoSetupPhase { variant: variant.name.clone() })?;
             arrays
                 .iter()
                 .map(|moves| {
@@ -513,7 +507,7 @@ fn merge_mirror_arrays(experiments: Vec<Experiment>) -> (Vec<Experiment>, Vec<(u
 }
 
 fn io_err(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
-    move |error| Error::Io { path: path.display().to_string(), error }
+    move |source| Error::Io { path: path.to_path_buf(), source }
 }
 
 fn write_balance_files(report: &BalanceReport, out: &Path) -> Result<(), Error> {
@@ -712,12 +706,9 @@ impl Imbalance {
 
 /// Checks that `spec` may measure piece values (no values it would be told).
 pub fn check_piece_value_player(spec: &PlayerSpec) -> Result<(), Error> {
-    let bad = |m: &str| Err(Error::PlayerSpec { spec: spec.to_string(), message: m.to_string() });
     match spec {
         PlayerSpec::AlphaBeta { values: ValueSource::Nominal, .. }
-        | PlayerSpec::Greedy { values: ValueSource::Nominal } => {
-            bad("piece-values needs values=uniform or values=mobility: the nominal values would be circular")
-        }
+        | PlayerSpec::Greedy { values: ValueSource::Nominal } => Err(Error::CircularPlayer { spec: spec.to_string() }),
         _ => Ok(()),
     }
 }
@@ -739,10 +730,10 @@ pub fn run_piece_values(
     let token_of = |t: usize| variant.pieces[t].token.clone();
     let reference_type = variant
         .piece_by_token(reference)
-        .ok_or_else(|| Error::Match(format!("no piece {reference:?} in variant {}", variant.name)))?
+        .ok_or_else(|| Error::UnknownPiece { token: reference.to_string(), variant: variant.name.clone() })?
         .index();
     if variant.pieces[reference_type].royal {
-        return Err(Error::Match(format!("the reference piece {reference} is royal")));
+        return Err(Error::RoyalReference { token: reference.to_string() });
     }
     let mut types: Vec<usize> = match pieces {
         Some(list) => list
@@ -751,7 +742,7 @@ pub fn run_piece_values(
                 variant
                     .piece_by_token(t)
                     .map(|p| p.index())
-                    .ok_or_else(|| Error::Match(format!("no piece {t:?} in variant {}", variant.name)))
+                    .ok_or_else(|| Error::UnknownPiece { token: t.clone(), variant: variant.name.clone() })
             })
             .collect::<Result<_, _>>()?,
         None => (0..variant.piece_count()).collect(),
@@ -770,7 +761,7 @@ pub fn run_piece_values(
         let starts = match (handicapped(variant, t, Color::Blue), handicapped(variant, t, Color::Tan)) {
             (Some(blue), Some(tan)) => Some((Imbalance::Removed, blue, tan)),
             _ if t == reference_type => {
-                return Err(Error::Match(format!("the reference piece {reference} is not in the start position")));
+                return Err(Error::ReferenceNotInStart { token: reference.to_string() });
             }
             _ => match (reinforced(variant, t, Color::Blue), reinforced(variant, t, Color::Tan)) {
                 (Some((blue, _)), Some((tan, _))) => Some((Imbalance::Added, blue, tan)),
@@ -984,7 +975,7 @@ pub fn write_comparison(matches: Option<&PieceValueReport>, others: &[MethodRepo
         md.push('\n');
     }
     std::fs::create_dir_all(out).map_err(io_err(out))?;
-    write_atomic(&out.join("piece-values-compare.md"), md.as_bytes())
+    Ok(write_atomic(&out.join("piece-values-compare.md"), md.as_bytes())?)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -998,32 +989,10 @@ struct Bar {
     hi: f64,
 }
 
-fn font_ready() -> bool {
-    use std::sync::OnceLock;
-    static READY: OnceLock<bool> = OnceLock::new();
-    *READY.get_or_init(|| {
-        let env = std::env::var("FAIRYZERO_FONT").ok();
-        let paths = [
-            "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-            "/usr/share/fonts/TTF/DejaVuSans.ttf",
-            "/usr/share/fonts/dejavu/DejaVuSans.ttf",
-            "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
-        ];
-        for path in env.iter().map(String::as_str).chain(paths) {
-            if let Ok(bytes) = std::fs::read(path) {
-                let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
-                if plotters::style::register_font("sans-serif", plotters::style::FontStyle::Normal, bytes).is_ok() {
-                    return true;
-                }
-            }
-        }
-        false
-    })
-}
-
 /// Bars with interval whiskers (non-finite bounds are clipped to the axis).
 fn bar_plot(bars: &[Bar], title: &str, line: Option<f64>, path: &Path) -> Result<(), Error> {
-    draw_bars(bars, title, line, path, font_ready()).map_err(|e| Error::Plot(format!("{}: {e}", path.display())))
+    draw_bars(bars, title, line, path, fonts_available())
+        .map_err(|e| Error::Plot { path: path.to_path_buf(), message: e.to_string() })
 }
 
 /// Height of one bar's row, and the tallest image drawn (rows get thinner beyond it).

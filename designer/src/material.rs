@@ -23,7 +23,7 @@ use nalgebra::{DMatrix, DVector};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use fairyzero_evaluator::Error;
+use crate::Error;
 
 /// One piece type's value by one method.
 #[derive(Clone, Debug, PartialEq)]
@@ -82,7 +82,7 @@ impl Default for MaterialOptions {
 /// `fairyzero selfplay` and by the trainer into `RUN/games/`). Unreadable files are skipped with
 /// a warning; games of other variants (or another version of this one) are left out.
 pub fn load_games(variant: &Variant, dir: &Path) -> Result<Vec<GameRecord>, Error> {
-    let load = record::load_dir(dir).map_err(|e| Error::Match(e.to_string()))?;
+    let load = record::load_dir(dir)?;
     let hash = record::hash_hex(variant.hash);
     let total = load.games.len();
     let games: Vec<GameRecord> = load.games.into_iter().filter(|g| g.variant_hash == hash).collect();
@@ -95,13 +95,13 @@ pub fn load_games(variant: &Variant, dir: &Path) -> Result<Vec<GameRecord>, Erro
         );
     }
     if games.is_empty() {
-        return Err(Error::Match(format!(
-            "{}: no self-play games of variant {} ({hash}) ({} files read, {} skipped)",
-            dir.display(),
-            variant.name,
-            load.files,
-            load.skipped.len()
-        )));
+        return Err(Error::NoGames {
+            dir: dir.to_path_buf(),
+            variant: variant.name.clone(),
+            hash,
+            files: load.files,
+            skipped: load.skipped.len(),
+        });
     }
     Ok(games)
 }
@@ -121,11 +121,11 @@ fn selected_types(variant: &Variant, pieces: Option<&[String]>, reference: &str)
         variant
             .piece_by_token(t)
             .map(|p| p.index())
-            .ok_or_else(|| Error::Match(format!("no piece {t:?} in variant {}", variant.name)))
+            .ok_or_else(|| Error::UnknownPiece { token: t.to_string(), variant: variant.name.clone() })
     };
     let reference = by_token(reference)?;
     if variant.pieces[reference].royal {
-        return Err(Error::Match(format!("the reference piece {} is royal", variant.pieces[reference].token)));
+        return Err(Error::RoyalReference { token: variant.pieces[reference].token.clone() });
     }
     let mut types: Vec<usize> = match pieces {
         Some(list) => list.iter().map(|t| by_token(t)).collect::<Result<_, _>>()?,
@@ -306,11 +306,7 @@ pub fn probe_values(
     }
     let token = |t: usize| variant.pieces[t].token.clone();
     let Some(ref_deltas) = deltas.get(&reference).filter(|d| d.len() >= 2) else {
-        return Err(Error::Match(format!(
-            "probe: the reference {} was removable in fewer than 2 of {} sampled positions",
-            token(reference),
-            sampled.len()
-        )));
+        return Err(Error::ProbeReferenceUnseen { reference: token(reference), positions: sampled.len() });
     };
     let ref_mean = mean(ref_deltas);
     let ref_bounded = excludes_zero(mean_interval(ref_deltas).1);
@@ -457,20 +453,16 @@ pub fn fit_values(
         data.push(GameMaterial { rows: distinct.into_iter().map(|(x, c)| (x, c as f64 / n as f64)).collect(), result });
     }
     if data.len() < 2 {
-        return Err(Error::Match(format!("fit: {} usable games; at least 2 are needed", data.len())));
+        return Err(Error::FitTooFewGames { games: data.len() });
     }
     let column_of = |t: usize| columns.iter().position(|&c| c == t).expect("non-royal");
     let ref_col = column_of(reference);
     if changed[ref_col] == 0 {
-        return Err(Error::Match(format!(
-            "fit: the two sides never had different numbers of the reference {} in {} games",
-            token(reference),
-            data.len()
-        )));
+        return Err(Error::FitReferenceNeverTraded { reference: token(reference), games: data.len() });
     }
     let all: Vec<&GameMaterial> = data.iter().collect();
     let (a, b) = normal_equations(&all, k);
-    let beta = solve(a, b).ok_or_else(|| Error::Match("fit: the normal equations are singular".into()))?;
+    let beta = solve(a, b).ok_or(Error::FitSingular)?;
     let mut rng = ChaCha8Rng::seed_from_u64(options.seed ^ 0x0066_6974);
     let draws: Vec<DVector<f64>> = (0..options.resamples)
         .filter_map(|_| {

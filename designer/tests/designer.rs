@@ -2,8 +2,9 @@
 
 use std::time::Instant;
 
-use fairyzero_designer::designer::{
-    run_balance, run_piece_values, write_comparison, write_method_files, DesignOptions, Imbalance, SetupSelection,
+use fairyzero_designer::{
+    run_balance, run_piece_values, write_comparison, write_method_files, DesignOptions, Error, Imbalance,
+    SetupSelection,
 };
 use fairyzero_evaluator::{PlayerSpec, SearchPlayerConfig};
 use fairyzero_rules::Variant;
@@ -35,7 +36,7 @@ start = "rnbqk/ppppp/2Q2/PPPPP/RNBQK w - - 0 1"
     // A rerun adds games (fresh openings) and the interval shrinks.
     let second = run_balance(&v, &greedy, None, false, &options, dir.path(), None).unwrap();
     assert_eq!(second.overall.tally.games(), 80);
-    let width = |r: &fairyzero_designer::designer::BalanceRow| {
+    let width = |r: &fairyzero_designer::BalanceRow| {
         let (lo, hi) = r.tally.interval();
         hi - lo
     };
@@ -46,7 +47,7 @@ start = "rnbqk/ppppp/2Q2/PPPPP/RNBQK w - - 0 1"
 #[test]
 fn balance_per_setup_array_writes_tables_and_plot() {
     let v = Variant::load("scirocco").unwrap();
-    let all = fairyzero_designer::designer::all_setups(&v, 1 << 16).unwrap();
+    let all = fairyzero_designer::all_setups(&v, 1 << 16).unwrap();
     assert_eq!(all.len(), 512);
     let (_, random) = contestant("random", &v);
     let dir = tempfile::tempdir().unwrap();
@@ -71,7 +72,8 @@ fn balance_per_setup_array_writes_tables_and_plot() {
     assert!(std::fs::read_to_string(merged_dir.path().join("balance.md")).unwrap().contains("Mirror images merged"));
     // Gardner has no setup phase.
     let g = Variant::load("gardner").unwrap();
-    assert!(run_balance(&g, &random, Some(SetupSelection::All), false, &options, dir.path(), None).is_err());
+    let no_setups = run_balance(&g, &random, Some(SetupSelection::All), false, &options, dir.path(), None);
+    assert!(matches!(&no_setups, Err(Error::NoSetupPhase { variant }) if variant == "gardner"), "{no_setups:?}");
 }
 
 #[test]
@@ -93,7 +95,8 @@ fn piece_values_order_queen_rook_pawn() {
     }
     // Nominal values would be circular.
     let (spec, ab) = contestant("alphabeta:1", &v);
-    assert!(run_piece_values(&v, &spec, &ab, None, "P", &options, dir.path(), None).is_err());
+    let circular = run_piece_values(&v, &spec, &ab, None, "P", &options, dir.path(), None);
+    assert!(matches!(circular, Err(Error::CircularPlayer { .. })), "{circular:?}");
     eprintln!("piece-values test: {:?}", t.elapsed());
 }
 
@@ -146,7 +149,7 @@ betza = "QN"
 /// give back the mock's own piece ordering, the fit must see the big pieces' weight.
 #[test]
 fn probe_and_fit_on_selfplay_records() {
-    use fairyzero_designer::material::{fit_values, load_games, probe_values, MaterialOptions};
+    use fairyzero_designer::{fit_values, load_games, probe_values, MaterialOptions};
     use fairyzero_model::MockBackend;
     use fairyzero_selfplay::{run_selfplay, RunOptions, SelfPlayConfig};
 
@@ -169,11 +172,12 @@ fn probe_and_fit_on_selfplay_records() {
     std::fs::write(games_dir.join("zz-broken.games.zst"), b"not zstd").unwrap();
     let games = load_games(&v, &games_dir).unwrap();
     assert_eq!(games.len(), 160);
-    assert!(load_games(&Variant::load("chess").unwrap(), &games_dir).is_err(), "games of another variant");
+    let chess_games = load_games(&Variant::load("chess").unwrap(), &games_dir);
+    assert!(matches!(chess_games, Err(Error::NoGames { skipped: 1, .. })), "{chess_games:?}");
 
     let options = MaterialOptions { positions: 400, resamples: 200, seed: 1, ..MaterialOptions::default() };
     let probe = probe_values(&v, &mock, &games, None, "P", &options).unwrap();
-    let value = |r: &fairyzero_designer::material::MethodReport, p: &str| {
+    let value = |r: &fairyzero_designer::MethodReport, p: &str| {
         r.rows.iter().find(|row| row.piece == p).unwrap_or_else(|| panic!("{p} in {:?}", r.rows)).value
     };
     eprintln!("probe {:?}", probe.rows);

@@ -1,4 +1,5 @@
-//! The PNG plot of Elo against training step.
+//! The PNG plot of Elo against training step, and the font that every plot of the workspace
+//! (this one, the designer's bar charts) writes its text with.
 //!
 //! plotters is built without its system-font backend (font-kit needs fontconfig and freetype);
 //! text goes through `ab_glyph` with a TrueType font read at run time: `$FAIRYZERO_FONT`, else
@@ -29,8 +30,8 @@ const FONT_PATHS: &[&str] = &[
     "/System/Library/Fonts/Supplemental/Arial.ttf",
 ];
 
-/// Registers a font once; whether text can be drawn.
-fn fonts_available() -> bool {
+/// Registers a font as plotters' `sans-serif`, once per process; whether text can be drawn.
+pub fn fonts_available() -> bool {
     static READY: OnceLock<bool> = OnceLock::new();
     *READY.get_or_init(|| {
         let env = std::env::var("FAIRYZERO_FONT").ok();
@@ -46,7 +47,7 @@ fn fonts_available() -> bool {
                 }
             }
         }
-        tracing::debug!("no TrueType font found: the ranking plot has no text");
+        tracing::debug!("no TrueType font found: plots have no text");
         false
     })
 }

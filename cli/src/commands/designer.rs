@@ -9,8 +9,8 @@ use std::{
 
 use anyhow::{bail, Context, Result};
 use fairyzero_designer::{
-    designer::{run_balance, run_piece_values, write_comparison, write_method_files, DesignOptions, SetupSelection},
-    material::{fit_values, load_games, probe_values, MaterialOptions, MethodReport},
+    fit_values, load_games, probe_values, run_balance, run_piece_values, write_comparison, write_method_files,
+    DesignOptions, MaterialOptions, MethodReport, SetupSelection,
 };
 use fairyzero_evaluator::{store::ensure_writable_dir, CheckpointLoader, PlayerSpec, ResultStore, SearchPlayerConfig};
 use fairyzero_rules::Variant;
