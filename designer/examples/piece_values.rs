@@ -1,4 +1,5 @@
-//! Prints every piece type's value by each source (see `values.rs` for the mobility estimate).
+//! Prints every piece type's nominal value and mobility estimate (the evaluator's
+//! `fairyzero_evaluator::values` explains the estimate): a designer's first guess, before any game.
 //!
 //! ```sh
 //! cargo run --release -p fairyzero-designer --example piece_values -- chess gardner
