@@ -21,7 +21,8 @@ export VIRTUAL_ENV := $(FAIRYZERO_TORCH_VENV)
 export PATH := $(VIRTUAL_ENV)/bin:$(PATH)
 
 # libtorch's shared libraries inside the venv (a shell expression: the venv may not exist yet
-# when make reads this file).
+# when make reads this file). Only the fuzz targets need it: cargo-fuzz builds outside the
+# workspace, without torch/build.rs's RUNPATH.
 TORCH_LIB_DIR = $$(echo $(VIRTUAL_ENV)/lib/python3*/site-packages/torch/lib)
 
 CARGO ?= cargo
@@ -68,13 +69,11 @@ build: setup
 train: build
 	$(MAIN_JOB)
 
-# LD_LIBRARY_PATH is a safety net for test binaries of crates without a torch build.rs: with
-# `--workspace` cargo unifies features, so a crate that depends on fairyzero-model with
-# `default-features = false` (selfplay, evaluator) still gets the torch-enabled model and its
-# tests can end up linked to libtorch. The `fairyzero` binary itself is tested without it
-# (cli/tests/cli.rs removes LD_LIBRARY_PATH), so its RUNPATH stays checked.
+# No LD_LIBRARY_PATH: every binary that links libtorch gets a RUNPATH from torch/build.rs, and
+# the crates that must not link it are checked afterwards (tools/check-no-torch.sh).
 test: setup
-	LD_LIBRARY_PATH="$(TORCH_LIB_DIR)$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH}" $(TEST_CMD)
+	$(TEST_CMD)
+	CARGO="$(CARGO)" tools/check-no-torch.sh
 
 lint: setup
 	$(CARGO) fmt --all --check
@@ -109,4 +108,3 @@ env:
 	@echo 'export LIBTORCH_USE_PYTORCH=1'
 	@echo 'export VIRTUAL_ENV="$(VIRTUAL_ENV)"'
 	@echo 'export PATH="$(VIRTUAL_ENV)/bin:$$PATH"'
-	@echo "export LD_LIBRARY_PATH=\"$(TORCH_LIB_DIR)\$${LD_LIBRARY_PATH:+:\$$LD_LIBRARY_PATH}\""
