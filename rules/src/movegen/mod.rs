@@ -1,11 +1,11 @@
 //! Layer 4 of the rules crate: move generation, as `impl Position` blocks over the position
-//! layer. The driver here walks the side's pieces and asks [`betza`] for the moves of their
+//! layer. The driver here walks the side's pieces and asks `betza` for the moves of their
 //! Betza geometry, [`powers`] (one module per power kind) for their special powers, then adds
 //! relayed moves, the pass and castling; `legal_moves` filters for royal safety, repetition and
-//! forced capture. [`attacks`] answers "is this square attacked", [`game_end`] the results that
+//! forced capture. `attacks` answers "is this square attacked", `game_end` the results that
 //! need the legal moves (checkmate, stalemate).
 //!
-//! Generators push into a [`MoveSink`]: a [`MoveList`], or a probe that only asks one question
+//! Generators push into a `MoveSink`: a [`MoveList`], or a probe that only asks one question
 //! of the moves (is a square attacked, is there any move) and stores nothing, so that attack
 //! tests and game-end checks never allocate.
 

@@ -1,6 +1,6 @@
 //! Layer 3 of the rules crate: positions. The board and what is derived from it (occupancy,
-//! piece counts, royal squares), make/unmake with incremental Zobrist hashing ([`make`],
-//! [`zobrist`]), repetition counting and the results decided by material ([`outcome`]).
+//! piece counts, royal squares), make/unmake with incremental Zobrist hashing (`make`,
+//! `zobrist`), repetition counting and the results decided by material (`outcome`).
 //!
 //! The board is a plain mailbox (`Vec<Option<Piece>>`, one entry per square) plus one
 //! occupancy bitset per colour. Bitboards wide enough for 18x18 (324 bits) would make every
@@ -88,6 +88,7 @@ impl PartialEq for Position {
 }
 
 impl Position {
+    /// A position with `raw`'s contents, at its root (no history).
     pub(crate) fn from_raw(variant: Arc<Variant>, raw: RawPosition) -> Position {
         let nsq = variant.dims.squares();
         let mut pos = Position {

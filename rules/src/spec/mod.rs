@@ -2,7 +2,7 @@
 //! anything else.
 //!
 //! TOML text becomes a [`variant_spec::VariantSpec`] (serde, unknown keys refused, `extends`
-//! chains resolved by [`load`]); Betza strings become [`betza::Geometry`] values; powers and
+//! chains resolved by `load`); Betza strings become [`betza::Geometry`] values; powers and
 //! setup phases are [`power_spec::PowerSpec`] and [`setup_spec::SetupSpec`]. Nothing here knows
 //! about boards of squares, tables or positions: the variant layer (`crate::variant`) validates
 //! a spec and concludes it into the tables that the position and move generator read.

@@ -2,8 +2,8 @@
 //! flat, immutable tables the position and the move generator read (shared as `Arc<Variant>`).
 //!
 //! Following Fairy-Stockfish's `Variant::conclude()`, everything the hot path needs is computed
-//! once here: per (colour, piece type, square) leap and ray tables ([`tables`]), reverse attack
-//! tables for the chess family ([`attack_tables`]), compiled powers ([`powers`]), promotion maps,
+//! once here: per (colour, piece type, square) leap and ray tables (`tables`), reverse attack
+//! tables for the chess family (`attack_tables`), compiled powers (`powers`), promotion maps,
 //! regions and Zobrist keys. The move generator never looks at a string. This layer reads only
 //! the spec layer (`crate::spec`) and the shared value types.
 
@@ -113,7 +113,7 @@ pub struct Variant {
     /// so a non-royal move can only expose a royal along `line_dirs` (`legal_moves` then skips
     /// the make/unmake test for moves that cannot).
     pub(crate) simple_attacks: bool,
-    /// Reverse attack tables (chess family), see [`attack_tables`].
+    /// Reverse attack tables (chess family), see `attack_tables`.
     pub(crate) attack_tables: Option<AttackTables>,
     /// Reduced directions of every capturing rider of either colour, for pin detection.
     pub(crate) line_dirs: Vec<(i32, i32)>,

@@ -15,7 +15,7 @@ pub(super) fn moves<S: MoveSink>(pos: &Position, from: Square, p: Piece, dirs: &
         for k in 1..=range as i32 {
             let Some(sq) = offset(pos, from, d.dx as i32 * k, d.dy as i32 * k) else { break };
             let occupant = pos.piece_at(sq);
-            if k >= 2 && hurdles > 0 && occupant.map_or(true, |q| q.color() != p.color()) {
+            if k >= 2 && hurdles > 0 && occupant.is_none_or(|q| q.color() != p.color()) {
                 pos.push_with_promotions(Move::normal(from, sq), p, out);
             }
             hurdles += occupant.is_some() as u32;

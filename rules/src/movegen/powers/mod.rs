@@ -23,7 +23,7 @@
 //! | `sweep` | `dirs`, `range` | slides through enemies, capturing each one passed, never past a friend | Typhoon |
 //! | `supported_slide` | `dirs`, `min`, `max` | non-capturing slides that must end next to another friendly piece | Salamander |
 //!
-//! Most kinds generate the moves of the piece that has them ([`Position::own_power_moves`]
+//! Most kinds generate the moves of the piece that has them (`Position::own_power_moves`
 //! dispatches to one module per kind). Three act on other pieces and are called by the driver:
 //! `relay` (moves for the recipients, after every own move is known), `immobilize` (which
 //! pieces may not move) and `pass` (one move per position).
@@ -34,8 +34,8 @@
 //!    left-right symmetry in `spec/mirror.rs` (the match is exhaustive on purpose).
 //! 2. Add its compiled form to `Power` and check its parameters in `PowerSpec::conclude`
 //!    (`variant/powers.rs`): directions resolved per colour, every bad value an error.
-//! 3. Write `movegen/powers/<kind>.rs` with a `moves` function pushing into a [`MoveSink`],
-//!    add its arm to [`Position::own_power_moves`] and its row to the table above.
+//! 3. Write `movegen/powers/<kind>.rs` with a `moves` function pushing into a `MoveSink`,
+//!    add its arm to `Position::own_power_moves` and its row to the table above.
 //! 4. Add a worked example or perft line for a piece that uses it (`rules/tests/`).
 
 mod approach;
