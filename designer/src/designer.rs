@@ -40,7 +40,7 @@ use std::{
     },
 };
 
-use fairyzero_rules::{Color, EndReason, Move, MoveList, Piece, PieceType, Position, Square, Variant};
+use fairyzero_rules::{Color, Move, MoveList, Piece, PieceType, Position, Square, Variant};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
@@ -53,6 +53,7 @@ use fairyzero_evaluator::{
     ratings::wilson_interval,
     store::ResultStore,
     values::ValueSource,
+    Termination,
 };
 
 use crate::{material::MethodReport, Error};
@@ -251,7 +252,7 @@ fn play_from(
     player: &Contestant,
     move_cap: Option<u32>,
     seed: u64,
-) -> (GameResult, String, u32, String) {
+) -> (GameResult, Termination, u32, String) {
     let mut pos = start.clone();
     for &m in opening {
         pos.make(m);
@@ -274,17 +275,17 @@ fn play_from(
                 Some(Color::Tan) => GameResult::TanWins,
                 None => GameResult::Draw,
             };
-            break (r, o.reason().as_str().to_string());
+            break (r, o.reason().into());
         }
         if pos.ply() >= cap_ply && !pos.in_setup() {
-            break (GameResult::Draw, EndReason::MoveCap.as_str().to_string());
+            break (GameResult::Draw, Termination::MoveCap);
         }
         let side = pos.side_to_move();
         let i = side.index();
         let m = players[i].choose(&mut pos, &legal, &mut rngs[i]);
         if !legal.contains(&m) {
             let r = if side == Color::Blue { GameResult::TanWins } else { GameResult::BlueWins };
-            break (r, "illegal move".to_string());
+            break (r, Termination::IllegalMove);
         }
         words.push(pos.move_to_string(&m));
         pos.make(m);

@@ -42,7 +42,9 @@ pub use matches::{
     generate_openings, play_game, run_match, run_sprt_match, Adjudication, GameResult, MatchGame, MatchOptions,
     MatchReport, Opening,
 };
-pub use player::{CheckpointLoader, Contestant, GameContext, LoadedCheckpoint, Player, PlayerSpec};
+pub use player::{
+    CheckpointLoader, Contestant, GameContext, LoadError, LoadProblem, LoadedCheckpoint, Player, PlayerSpec,
+};
 pub use ranking::{rank_run, Ranking};
 pub use ratings::{rate_records, CiMethod, RatingOptions, Ratings};
 pub use search_player::{SearchPlayer, SearchPlayerConfig};
@@ -50,16 +52,16 @@ pub use sprt::{SprtDecision, SprtParams, SprtStatus};
 pub use store::ResultStore;
 pub use values::{PieceValues, ValueSource};
 
-/// Search settings of checkpoint players, re-exported so that callers need not depend on the
-/// self-play crate.
-pub use fairyzero_selfplay::{config::SearchKind, search::SearchParams};
+/// Search settings of checkpoint players, and why a game ended, re-exported so that callers
+/// need not depend on the self-play crate.
+pub use fairyzero_selfplay::{config::SearchKind, record::Termination, search::SearchParams};
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error("player {spec:?}: {message}")]
     PlayerSpec { spec: String, message: String },
-    #[error("checkpoint {path}: {message}")]
-    Checkpoint { path: String, message: String },
+    #[error(transparent)]
+    Load(#[from] LoadError),
     #[error("match: {0}")]
     Match(String),
     #[error("{path}: {error}")]

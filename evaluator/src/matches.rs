@@ -22,7 +22,8 @@ use std::{
     sync::Arc,
 };
 
-use fairyzero_rules::{Color, EndReason, Move, MoveList, Outcome, Position, Variant};
+use fairyzero_rules::{Color, Move, MoveList, Outcome, Position, Variant};
+use fairyzero_selfplay::record::Termination;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
@@ -99,7 +100,7 @@ pub struct MatchGame {
     pub tan_step: Option<u64>,
     pub result: GameResult,
     /// Why it ended (`checkmate`, `move cap`, `illegal move`, ...).
-    pub reason: String,
+    pub reason: Termination,
     /// Plies played after the opening.
     pub plies: u32,
     /// Index of the opening in its match.
@@ -337,7 +338,7 @@ impl MatchReport {
                 x if x < 0.25 => r.losses += 1,
                 _ => r.draws += 1,
             }
-            *r.reasons.entry(rec.reason.clone()).or_default() += 1;
+            *r.reasons.entry(rec.reason.to_string()).or_default() += 1;
             hashes.insert(rec.moves_hash.clone());
             openings.insert(rec.opening_moves.clone());
         }
@@ -518,7 +519,7 @@ fn play_games(
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlayedGame {
     pub result: GameResult,
-    pub reason: String,
+    pub reason: Termination,
     pub plies: u32,
     pub moves_hash: u64,
     pub moves: Option<String>,
@@ -551,10 +552,10 @@ pub fn play_game(
     let (result, reason) = loop {
         pos.legal_moves(&mut legal);
         if let Some(o) = pos.outcome_with(&legal) {
-            break (GameResult::from_outcome(&o), o.reason().as_str().to_string());
+            break (GameResult::from_outcome(&o), o.reason().into());
         }
         if pos.ply() >= cap_ply && !pos.in_setup() {
-            let reason = EndReason::MoveCap.as_str().to_string();
+            let reason = Termination::MoveCap;
             let result = match material.map(|m| m.balance(&pos)) {
                 Some(b) if b > 1e-6 => GameResult::BlueWins,
                 Some(b) if b < -1e-6 => GameResult::TanWins,
@@ -566,7 +567,7 @@ pub fn play_game(
         let i = side.index();
         let m = players[i].choose(&mut pos, &legal, &mut rngs[i]);
         if !legal.contains(&m) {
-            break (GameResult::win_for(side.other()), "illegal move".to_string());
+            break (GameResult::win_for(side.other()), Termination::IllegalMove);
         }
         let text = pos.move_to_string(&m);
         hash.write(" ");
@@ -689,7 +690,7 @@ mod tests {
         for rec in &report.records {
             assert!(rec.plies <= 3);
             if rec.plies == 3 {
-                assert_eq!(rec.reason, "move cap");
+                assert_eq!(rec.reason, Termination::MoveCap);
                 assert_eq!(rec.result, GameResult::Draw);
             }
         }

@@ -7,6 +7,7 @@
 use std::{
     fmt,
     path::{Path, PathBuf},
+    str::FromStr,
     sync::Arc,
 };
 
@@ -117,7 +118,9 @@ impl Player for AlphaBetaPlayer {
     }
 }
 
-/// A player description as written on the command line and stored with results:
+/// A player description, parsed once where text comes in (the command line, a run file, a
+/// stored name) and passed on typed. Its [`Display`](fmt::Display) is the canonical spelling,
+/// under which results are stored and ranked, and parses back to the same spec:
 ///
 /// - `random`;
 /// - `greedy`, `greedy:values=mobility` (value sources: `nominal`, `mobility`, `uniform`);
@@ -234,19 +237,21 @@ impl PlayerSpec {
                 Contestant::new(name, deterministic, None, move || Box::new(AlphaBetaPlayer::new(&v, config.clone())))
             }
             PlayerSpec::Checkpoint { path, simulations } => {
-                let loader = loader.ok_or_else(|| Error::Checkpoint {
-                    path: path.display().to_string(),
-                    message: "checkpoint players need the network runtime; this caller gave no checkpoint loader"
-                        .into(),
-                })?;
-                let loaded = loader
-                    .load(path, variant)
-                    .map_err(|message| Error::Checkpoint { path: path.display().to_string(), message })?;
+                let loader = loader.ok_or_else(|| LoadError::new(path, LoadProblem::NoLoader))?;
+                let loaded = loader.load(path, variant)?;
                 let step = loaded.step.or_else(|| crate::store::checkpoint_step(path));
                 let config = SearchPlayerConfig { simulations: *simulations, ..search.clone() };
                 Contestant::search(name, step, loaded.evaluator, config)
             }
         })
+    }
+}
+
+impl FromStr for PlayerSpec {
+    type Err = Error;
+
+    fn from_str(text: &str) -> Result<PlayerSpec, Error> {
+        PlayerSpec::parse(text)
     }
 }
 
@@ -282,7 +287,41 @@ pub struct LoadedCheckpoint {
 /// Loads checkpoints: implemented where libtorch is linked (the CLI, the trainer), so that this
 /// crate stays free of it.
 pub trait CheckpointLoader: Send + Sync {
-    fn load(&self, path: &Path, variant: &Arc<Variant>) -> Result<LoadedCheckpoint, String>;
+    fn load(&self, path: &Path, variant: &Arc<Variant>) -> Result<LoadedCheckpoint, LoadError>;
+}
+
+/// A checkpoint player that could not be made: which checkpoint, and why.
+#[derive(Debug, thiserror::Error)]
+#[error("checkpoint {}: {problem}", .path.display())]
+pub struct LoadError {
+    pub path: PathBuf,
+    pub problem: LoadProblem,
+}
+
+impl LoadError {
+    pub fn new(path: &Path, problem: LoadProblem) -> LoadError {
+        LoadError { path: path.to_path_buf(), problem }
+    }
+
+    /// The loader's own error (the store's, the checkpoint reader's, the backend's), kept as
+    /// the cause.
+    pub fn unreadable(path: &Path, source: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> LoadError {
+        LoadError::new(path, LoadProblem::Unreadable(source.into()))
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LoadProblem {
+    /// A mistyped baseline lands here too, hence the list of players.
+    #[error("no such checkpoint directory (players are random, greedy, alphabeta:DEPTH or a checkpoint directory)")]
+    NotADirectory,
+    #[error("no checkpoint of that name in the run's store")]
+    NotInStore,
+    #[error("checkpoint players need the network runtime; this caller gave no checkpoint loader")]
+    NoLoader,
+    /// The files, the store or the net could not be read.
+    #[error(transparent)]
+    Unreadable(Box<dyn std::error::Error + Send + Sync>),
 }
 
 type Factory = dyn Fn() -> Box<dyn Player> + Send + Sync;
@@ -370,6 +409,77 @@ mod tests {
             "greedy:values=no",
         ] {
             assert!(PlayerSpec::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    /// Any spec prints to text that parses back to it, and that text is a fixed point.
+    mod round_trip {
+        use proptest::{option, prelude::*};
+
+        use super::*;
+
+        fn values() -> impl Strategy<Value = ValueSource> {
+            prop_oneof![Just(ValueSource::Nominal), Just(ValueSource::Mobility), Just(ValueSource::Uniform)]
+        }
+
+        /// Every variant of the enum (the `match` below fails to compile when one is added).
+        fn any_spec() -> impl Strategy<Value = PlayerSpec> {
+            prop_oneof![
+                Just(PlayerSpec::Random),
+                values().prop_map(|values| PlayerSpec::Greedy { values }),
+                (option::of(1u32..=64), option::of(1u64..), values())
+                    .prop_filter("a depth or a node budget", |(d, n, _)| d.is_some() || n.is_some())
+                    .prop_map(|(depth, nodes, values)| PlayerSpec::AlphaBeta { depth, nodes, values }),
+                // Any path but one that reads as a baseline with options (`greedy:x@5`).
+                ("[a-zA-Z0-9_./@: -]{0,16}[a-zA-Z0-9_.-]", 1u32..)
+                    .prop_filter("not a baseline's spelling", |(p, _)| {
+                        !["random", "greedy", "alphabeta", "ab"].contains(&p.split(':').next().unwrap_or(""))
+                            || !p.contains(':')
+                    })
+                    .prop_map(|(p, simulations)| PlayerSpec::Checkpoint { path: p.into(), simulations }),
+            ]
+        }
+
+        proptest! {
+            #[test]
+            fn display_parses_back(spec in any_spec()) {
+                match &spec {
+                    PlayerSpec::Random
+                    | PlayerSpec::Greedy { .. }
+                    | PlayerSpec::AlphaBeta { .. }
+                    | PlayerSpec::Checkpoint { .. } => {}
+                }
+                let text = spec.to_string();
+                let parsed: PlayerSpec = text.parse().unwrap();
+                prop_assert_eq!(&parsed, &spec);
+                prop_assert_eq!(parsed.to_string(), text);
+            }
+        }
+
+        /// The names stored match files and rankings hold: they must keep parsing to these specs
+        /// and printing as they are.
+        #[test]
+        fn stored_names_are_stable() {
+            let nominal = ValueSource::Nominal;
+            for (text, spec) in [
+                ("random", PlayerSpec::Random),
+                ("greedy", PlayerSpec::Greedy { values: nominal }),
+                ("greedy:values=uniform", PlayerSpec::Greedy { values: ValueSource::Uniform }),
+                ("alphabeta:2", PlayerSpec::AlphaBeta { depth: Some(2), nodes: None, values: nominal }),
+                ("alphabeta:nodes=20000", PlayerSpec::AlphaBeta { depth: None, nodes: Some(20000), values: nominal }),
+                (
+                    "alphabeta:1:nodes=9:values=mobility",
+                    PlayerSpec::AlphaBeta { depth: Some(1), nodes: Some(9), values: ValueSource::Mobility },
+                ),
+                (
+                    "checkpoints/step-00000100@16",
+                    PlayerSpec::Checkpoint { path: "checkpoints/step-00000100".into(), simulations: 16 },
+                ),
+                ("/abs/ckpt@1", PlayerSpec::Checkpoint { path: "/abs/ckpt".into(), simulations: 1 }),
+            ] {
+                assert_eq!(text.parse::<PlayerSpec>().unwrap(), spec, "{text}");
+                assert_eq!(spec.to_string(), text);
+            }
         }
     }
 

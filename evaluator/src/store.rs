@@ -20,6 +20,8 @@ use std::{
     time::{SystemTime, UNIX_EPOCH},
 };
 
+use fairyzero_selfplay::record::from_json_line;
+
 use crate::{matches::MatchGame, Error};
 
 /// The store's folder inside a run directory.
@@ -131,7 +133,7 @@ impl ResultStore {
                 if line.trim().is_empty() {
                     continue;
                 }
-                match serde_json::from_str::<MatchGame>(line) {
+                match from_json_line::<MatchGame>(line) {
                     Ok(r) => out.records.push(r),
                     Err(e) => out.problems.push(format!("{}:{}: {e}", file.display(), i + 1)),
                 }
@@ -166,6 +168,7 @@ pub fn checkpoint_step(dir: &Path) -> Option<u64> {
 pub(crate) mod tests {
     use super::*;
     use crate::matches::{GameResult, RECORD_VERSION};
+    use crate::Termination;
 
     pub(crate) fn record(blue: &str, tan: &str, result: GameResult, game: usize) -> MatchGame {
         MatchGame {
@@ -178,7 +181,7 @@ pub(crate) mod tests {
             blue_step: None,
             tan_step: None,
             result,
-            reason: "checkmate".into(),
+            reason: Termination::Checkmate,
             plies: 10,
             opening: game / 2,
             opening_moves: String::new(),

@@ -11,7 +11,7 @@
 //! assert!(config.validate().is_ok());
 //! ```
 
-use std::path::Path;
+use std::{fmt, path::Path};
 
 use serde::{Deserialize, Serialize};
 
@@ -34,6 +34,22 @@ pub enum SearchKind {
     /// Gumbel AlphaZero (Danihelka et al., 2022): Gumbel-top-k and sequential halving at the
     /// root, improved-policy targets. Sound with small simulation budgets (2-64).
     Gumbel,
+}
+
+impl SearchKind {
+    /// The name in run files and records (the serde name).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SearchKind::Puct => "puct",
+            SearchKind::Gumbel => "gumbel",
+        }
+    }
+}
+
+impl fmt::Display for SearchKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// What a game that reaches the move cap scores.

@@ -110,7 +110,7 @@ pub fn to_pgn(game: &GameRecord, variant: &Arc<Variant>) -> Result<String, Repla
     if game.setup == SetupKind::Phase {
         tag("SetupMoves", &r.setup.join(" "));
     }
-    tag("Termination", &game.result.reason);
+    tag("Termination", game.result.reason.as_str());
     // Every ply, setup plies included, as the listing of `show-game` counts them: the record's
     // length, whatever part of it the movetext shows.
     tag("PlyCount", &game.moves.len().to_string());

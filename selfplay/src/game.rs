@@ -8,7 +8,9 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::{
     config::{SearchKind, SelfPlayConfig, SetupMode},
-    record::{color_key, hash_hex, program_version, GameRecord, GameResult, MoveRecord, SearchInfo, SetupKind},
+    record::{
+        hash_hex, program_version, GameRecord, GameResult, MoveRecord, PolicyTarget, SearchInfo, SetupKind, Termination,
+    },
     search::{Adjudicator, Search, SearchOptions, SearchParams},
 };
 
@@ -90,17 +92,12 @@ impl SelfPlayGame {
             setup: start.kind,
             start: start.text.clone(),
             moves: Vec::new(),
-            result: GameResult { winner: None, reason: String::new() },
+            // Set by `finish_game`.
+            result: GameResult { winner: None, reason: Termination::MoveCap },
             search: SearchInfo {
-                kind: match config.search {
-                    SearchKind::Puct => "puct".into(),
-                    SearchKind::Gumbel => "gumbel".into(),
-                },
+                kind: config.search,
                 simulations: config.simulations,
-                policy_target: match config.search {
-                    SearchKind::Puct => "visits".into(),
-                    SearchKind::Gumbel => "improved_policy".into(),
-                },
+                policy_target: PolicyTarget::of(config.search),
             },
             net: net.to_string(),
             seed,
@@ -193,10 +190,8 @@ impl SelfPlayGame {
     }
 
     fn finish_game(&mut self, outcome: Outcome) -> GameRecord {
-        self.record.result = GameResult {
-            winner: outcome.winner().map(|c| color_key(c).to_string()),
-            reason: outcome.reason().as_str().to_string(),
-        };
+        self.record.result = GameResult::from_outcome(&outcome);
+        let (result, search) = (self.record.result, self.record.search.clone());
         std::mem::replace(
             &mut self.record,
             GameRecord {
@@ -205,8 +200,8 @@ impl SelfPlayGame {
                 setup: SetupKind::Default,
                 start: String::new(),
                 moves: Vec::new(),
-                result: GameResult { winner: None, reason: String::new() },
-                search: SearchInfo { kind: String::new(), simulations: 0, policy_target: String::new() },
+                result,
+                search,
                 net: String::new(),
                 seed: 0,
                 program_version: String::new(),

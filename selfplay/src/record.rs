@@ -20,14 +20,16 @@
 
 use std::{
     collections::HashMap,
-    fs,
+    fmt, fs,
     io::{BufRead, BufReader, Read, Write},
     path::{Path, PathBuf},
     sync::Arc,
 };
 
-use fairyzero_rules::{Color, Move, MoveList, Position, Variant};
-use serde::{Deserialize, Serialize};
+use fairyzero_rules::{Color, EndReason, Move, MoveList, Outcome, Position, Variant};
+use serde::{de::DeserializeOwned, Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::config::SearchKind;
 
 /// The `format` field of every chunk header.
 pub const FORMAT: &str = "fairyzero-games";
@@ -77,11 +79,31 @@ pub enum SetupKind {
 #[serde(deny_unknown_fields)]
 pub struct SearchInfo {
     /// `puct` or `gumbel`.
-    pub kind: String,
+    pub kind: SearchKind,
     /// Simulations of a full search.
     pub simulations: u32,
-    /// What policy weights are: `visits` (PUCT) or `improved_policy` (Gumbel).
-    pub policy_target: String,
+    /// What policy weights are.
+    pub policy_target: PolicyTarget,
+}
+
+/// What the policy weights of a record's moves are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PolicyTarget {
+    /// Root visit counts (PUCT).
+    Visits,
+    /// Gumbel AlphaZero's improved policy.
+    ImprovedPolicy,
+}
+
+impl PolicyTarget {
+    /// The target `kind` produces.
+    pub fn of(kind: SearchKind) -> PolicyTarget {
+        match kind {
+            SearchKind::Puct => PolicyTarget::Visits,
+            SearchKind::Gumbel => PolicyTarget::ImprovedPolicy,
+        }
+    }
 }
 
 /// One move of a game.
@@ -108,23 +130,22 @@ pub struct MoveRecord {
 }
 
 /// How a game ended.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GameResult {
     /// `blue`, `tan`, or absent for a draw.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub winner: Option<String>,
-    /// The rules' reason (`EndReason::as_str`): "checkmate", "royal captured", "move cap", ...
-    pub reason: String,
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "winner_text")]
+    pub winner: Option<Color>,
+    pub reason: Termination,
 }
 
 impl GameResult {
+    pub fn from_outcome(outcome: &Outcome) -> GameResult {
+        GameResult { winner: outcome.winner(), reason: outcome.reason().into() }
+    }
+
     pub fn winner_color(&self) -> Option<Color> {
-        match self.winner.as_deref() {
-            Some("blue") => Some(Color::Blue),
-            Some("tan") => Some(Color::Tan),
-            _ => None,
-        }
+        self.winner
     }
 
     /// "1-0", "0-1" or "1/2-1/2", Blue first.
@@ -150,6 +171,106 @@ pub fn color_key(c: Color) -> &'static str {
     match c {
         Color::Blue => "blue",
         Color::Tan => "tan",
+    }
+}
+
+/// A game's winner as records write it: [`color_key`], absent for a draw.
+mod winner_text {
+    use super::*;
+
+    pub fn serialize<S: Serializer>(winner: &Option<Color>, s: S) -> Result<S::Ok, S::Error> {
+        match winner {
+            Some(c) => s.serialize_some(color_key(*c)),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Color>, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        enum Side {
+            Blue,
+            Tan,
+        }
+        Ok(Option::<Side>::deserialize(d)?.map(|side| match side {
+            Side::Blue => Color::Blue,
+            Side::Tan => Color::Tan,
+        }))
+    }
+}
+
+/// Why a game ended, as records (self-play games, and the evaluator's match games) write it:
+/// the rules' [`EndReason`], in its words, or a player's illegal move, which only matches can
+/// see (self-play picks from the legal moves).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Termination {
+    #[serde(rename = "checkmate")]
+    Checkmate,
+    #[serde(rename = "stalemate")]
+    Stalemate,
+    #[serde(rename = "royal captured")]
+    RoyalCaptured,
+    #[serde(rename = "bared")]
+    Bared,
+    #[serde(rename = "extinction")]
+    Extinction,
+    #[serde(rename = "no non-repeating move")]
+    RepetitionLoss,
+    #[serde(rename = "repetition")]
+    Repetition,
+    #[serde(rename = "move-count rule")]
+    HalfmoveRule,
+    #[serde(rename = "move cap")]
+    MoveCap,
+    #[serde(rename = "illegal move")]
+    IllegalMove,
+}
+
+impl Termination {
+    /// The text records hold (the serde name): the rules' [`EndReason::as_str`] for theirs.
+    pub fn as_str(self) -> &'static str {
+        match self.end_reason() {
+            Some(rule) => rule.as_str(),
+            None => "illegal move",
+        }
+    }
+
+    /// The rule that ended the game; `None` for an illegal move.
+    pub fn end_reason(self) -> Option<EndReason> {
+        Some(match self {
+            Termination::Checkmate => EndReason::Checkmate,
+            Termination::Stalemate => EndReason::Stalemate,
+            Termination::RoyalCaptured => EndReason::RoyalCaptured,
+            Termination::Bared => EndReason::Bared,
+            Termination::Extinction => EndReason::Extinction,
+            Termination::RepetitionLoss => EndReason::RepetitionLoss,
+            Termination::Repetition => EndReason::Repetition,
+            Termination::HalfmoveRule => EndReason::HalfmoveRule,
+            Termination::MoveCap => EndReason::MoveCap,
+            Termination::IllegalMove => return None,
+        })
+    }
+}
+
+impl From<EndReason> for Termination {
+    fn from(reason: EndReason) -> Termination {
+        match reason {
+            EndReason::Checkmate => Termination::Checkmate,
+            EndReason::Stalemate => Termination::Stalemate,
+            EndReason::RoyalCaptured => Termination::RoyalCaptured,
+            EndReason::Bared => Termination::Bared,
+            EndReason::Extinction => Termination::Extinction,
+            EndReason::RepetitionLoss => Termination::RepetitionLoss,
+            EndReason::Repetition => Termination::Repetition,
+            EndReason::HalfmoveRule => Termination::HalfmoveRule,
+            EndReason::MoveCap => Termination::MoveCap,
+        }
+    }
+}
+
+impl fmt::Display for Termination {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -320,8 +441,8 @@ pub fn parse_chunk(path: &Path, text: &[u8]) -> Result<Vec<GameRecord>, RecordEr
         if line.is_empty() {
             continue;
         }
-        let game: GameRecord = serde_json::from_str(&line)
-            .map_err(|e| err(RecordProblem::Game { line: line_no, message: e.to_string() }))?;
+        let game: GameRecord =
+            from_json_line(&line).map_err(|message| err(RecordProblem::Game { line: line_no, message }))?;
         if game.variant != header.variant || game.variant_hash != header.variant_hash {
             return Err(err(RecordProblem::Game {
                 line: line_no,
@@ -334,6 +455,22 @@ pub fn parse_chunk(path: &Path, text: &[u8]) -> Result<Vec<GameRecord>, RecordEr
         return Err(err(RecordProblem::Count { announced: header.games, found: games.len() }));
     }
     Ok(games)
+}
+
+/// One JSON line as a `T`. A bad value is named by its field's path (`unknown variant ... (field
+/// result.reason)`), which serde_json alone leaves out.
+pub fn from_json_line<T: DeserializeOwned>(line: &str) -> Result<T, String> {
+    let mut de = serde_json::Deserializer::from_str(line);
+    let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let path = e.path().to_string();
+        if path == "." {
+            e.inner().to_string()
+        } else {
+            format!("{} (field {path})", e.inner())
+        }
+    })?;
+    de.end().map_err(|e| e.to_string())?;
+    Ok(value)
 }
 
 /// The games of a directory, and the files that could not be read.
@@ -563,8 +700,12 @@ mod tests {
                 },
                 MoveRecord { mv: "e7e5".into(), policy: None, value: -0.5, simulations: 1, evaluations: 1 },
             ],
-            result: GameResult { winner: None, reason: "move cap".into() },
-            search: SearchInfo { kind: "gumbel".into(), simulations: 4, policy_target: "improved_policy".into() },
+            result: GameResult { winner: None, reason: Termination::MoveCap },
+            search: SearchInfo {
+                kind: SearchKind::Gumbel,
+                simulations: 4,
+                policy_target: PolicyTarget::ImprovedPolicy,
+            },
             net: "mock".into(),
             seed: 42,
             program_version: "fairyzero 0.1.0".into(),
@@ -591,6 +732,64 @@ mod tests {
             serde_json::to_string(&header).unwrap(),
             r#"{"format":"fairyzero-games","format_version":1,"program_version":"fairyzero 0.1.0","variant":"chess","variant_hash":"0123456789abcdef","games":1}"#
         );
+    }
+
+    /// Closed sets (end reason, winner, search kind, policy target) are enums: a value outside
+    /// them is refused with the field it is in, not read as text.
+    #[test]
+    fn an_unknown_closed_set_value_names_its_field() {
+        let good = serde_json::to_string(&sample()).unwrap();
+        for (from, to, value, field) in [
+            (r#""reason":"move cap""#, r#""reason":"resigned""#, "resigned", "result.reason"),
+            (r#""result":{"reason""#, r#""result":{"winner":"red","reason""#, "red", "result.winner"),
+            (r#""kind":"gumbel""#, r#""kind":"mcts""#, "mcts", "search.kind"),
+            (r#""policy_target":"improved_policy""#, r#""policy_target":"logits""#, "logits", "search.policy_target"),
+        ] {
+            let bad = good.replacen(from, to, 1);
+            assert_ne!(bad, good);
+            let err = from_json_line::<GameRecord>(&bad).unwrap_err();
+            assert!(err.contains(&format!("unknown variant `{value}`")), "{err}");
+            assert!(err.ends_with(&format!("(field {field})")), "{err}");
+        }
+        // A whole chunk names the line as well.
+        let text = format!(
+            "{}\n{}\n",
+            r#"{"format":"fairyzero-games","format_version":1,"program_version":"x","variant":"chess","variant_hash":"0123456789abcdef","games":1}"#,
+            good.replace("move cap", "resigned")
+        );
+        let err = parse_chunk(Path::new("x.games.zst"), text.as_bytes()).unwrap_err().to_string();
+        assert!(err.contains("x.games.zst: line 2: unknown variant `resigned`"), "{err}");
+    }
+
+    /// Every end of a game reads and writes as the words it had as text: the rules'
+    /// `EndReason::as_str`, and "illegal move".
+    #[test]
+    fn terminations_are_written_as_before() {
+        use fairyzero_rules::EndReason::*;
+        let rules =
+            [Checkmate, Stalemate, RoyalCaptured, Bared, Extinction, RepetitionLoss, Repetition, HalfmoveRule, MoveCap];
+        let mut all: Vec<Termination> = rules.iter().map(|&r| Termination::from(r)).collect();
+        all.push(Termination::IllegalMove);
+        for t in all {
+            let text = serde_json::to_string(&t).unwrap();
+            assert_eq!(text, format!("{:?}", t.as_str()));
+            assert_eq!(serde_json::from_str::<Termination>(&text).unwrap(), t);
+            assert_eq!(t.to_string(), t.as_str());
+            if let Some(rule) = t.end_reason() {
+                assert_eq!(t.as_str(), rule.as_str());
+                assert_eq!(Termination::from(rule), t);
+            }
+        }
+        assert_eq!(Termination::IllegalMove.as_str(), "illegal move");
+        for (winner, text) in [
+            (Some(Color::Blue), r#"{"winner":"blue","reason":"checkmate"}"#),
+            (Some(Color::Tan), r#"{"winner":"tan","reason":"checkmate"}"#),
+            (None, r#"{"reason":"checkmate"}"#),
+        ] {
+            let result = GameResult { winner, reason: Termination::Checkmate };
+            assert_eq!(serde_json::to_string(&result).unwrap(), text);
+            assert_eq!(serde_json::from_str::<GameResult>(text).unwrap(), result);
+        }
     }
 
     /// Found by the fuzz target `records` (`fuzz/`): the header's count sized an allocation of

@@ -25,7 +25,7 @@ use std::{
 
 use fairyzero_evaluator::MatchGame;
 use fairyzero_rules::Variant;
-use fairyzero_selfplay::record::{read_chunk, write_chunk, GameRecord, CHUNK_SUFFIX};
+use fairyzero_selfplay::record::{from_json_line, read_chunk, write_chunk, GameRecord, Termination, CHUNK_SUFFIX};
 use fairyzero_torch::{checkpoint, optim::AdamW, Net};
 use serde::{Deserialize, Serialize};
 
@@ -191,8 +191,8 @@ pub fn list_checkpoints(store: &dyn Store) -> Result<Vec<CheckpointManifest>, St
 /// under `cache`). They are not checked here: `checkpoint::load` checks them against the
 /// folder's `manifest.json` itself (`checkpoint::verify_manifest`), wherever a checkpoint is
 /// loaded, so checking here too would hash every file twice.
-pub fn checkpoint_dir(store: &dyn Store, m: &CheckpointManifest, cache: &Path) -> Result<PathBuf, String> {
-    materialize(store, &checkpoint_prefix(&m.name), cache).map_err(|e| e.to_string())
+pub fn checkpoint_dir(store: &dyn Store, m: &CheckpointManifest, cache: &Path) -> Result<PathBuf, StoreError> {
+    materialize(store, &checkpoint_prefix(&m.name), cache)
 }
 
 pub const DAMAGED_DIR: &str = "damaged/";
@@ -449,8 +449,8 @@ pub fn read_all_games(
 }
 
 /// What identifies a game across chunks (compaction may leave a game in two chunks).
-pub fn game_identity(g: &GameRecord) -> (u64, usize, String) {
-    (g.seed, g.moves.len(), g.result.reason.clone())
+pub fn game_identity(g: &GameRecord) -> (u64, usize, Termination) {
+    (g.seed, g.moves.len(), g.result.reason)
 }
 
 /// Publishes match records as `matches/<label>.jsonl`. Returns false if that evaluation was
@@ -489,7 +489,7 @@ pub fn read_match_file(store: &dyn Store, key: &str) -> Result<MatchLines, Store
         if line.trim().is_empty() {
             continue;
         }
-        match serde_json::from_str::<MatchGame>(line) {
+        match from_json_line::<MatchGame>(line) {
             Ok(r) => records.push((i + 1, r)),
             Err(e) => problems.push(format!("{key}:{}: {e}", i + 1)),
         }

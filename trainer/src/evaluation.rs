@@ -1,9 +1,10 @@
 //! Checkpoint evaluation through the evaluator crate: matches against baselines and earlier
 //! checkpoints, SPRT gating, and the ranking of the whole run.
 //!
-//! Checkpoint players are named as `fairyzero rank` expects, `checkpoints/step-NNNNNNNN@SIMS`
-//! (relative to the store root), and search with the net alone: the evaluator's search player,
-//! no hand-written evaluation. Every match is stored under a deterministic name
+//! Checkpoint players are [`PlayerSpec::Checkpoint`]s of the store's `checkpoints/step-NNNNNNNN`
+//! folders (relative to the store root), so that they are named as `fairyzero rank` expects,
+//! `checkpoints/step-NNNNNNNN@SIMS`, and search with the net alone: the evaluator's search
+//! player, no hand-written evaluation. Every match is stored under a deterministic name
 //! (`matches/<label>.jsonl`): a resumed run finds matches it already played and does not play
 //! them again.
 
@@ -16,8 +17,8 @@ use anyhow::Context;
 use fairyzero_evaluator::{
     ranking::{build_ranking, write_outputs, Ranking},
     ratings::{elo_from_score, wilson_interval},
-    run_match, run_sprt_match, CheckpointLoader, Contestant, LoadedCheckpoint, MatchOptions, MatchReport, PlayerSpec,
-    RatingOptions, SearchPlayerConfig, SprtParams, SprtStatus,
+    run_match, run_sprt_match, CheckpointLoader, Contestant, LoadError, LoadProblem, LoadedCheckpoint, MatchOptions,
+    MatchReport, PlayerSpec, RatingOptions, SearchPlayerConfig, SprtParams, SprtStatus,
 };
 use fairyzero_rules::Variant;
 use fairyzero_torch::{Device, TorchBackend, TorchBackendOptions};
@@ -39,27 +40,28 @@ pub struct StoreLoader {
 }
 
 impl CheckpointLoader for StoreLoader {
-    fn load(&self, path: &Path, variant: &Arc<Variant>) -> Result<LoadedCheckpoint, String> {
+    fn load(&self, path: &Path, variant: &Arc<Variant>) -> Result<LoadedCheckpoint, LoadError> {
+        let unreadable = |e| LoadError::unreadable(path, e);
         let key = path.to_string_lossy().trim_end_matches('/').to_string();
         let name = key.rsplit('/').next().unwrap_or(&key).to_string();
-        let manifests = artifacts::list_checkpoints(self.store.as_ref()).map_err(|e| e.to_string())?;
+        let manifests = artifacts::list_checkpoints(self.store.as_ref()).map_err(unreadable)?;
         let manifest =
-            manifests.iter().find(|m| m.name == name).ok_or_else(|| format!("no checkpoint {name} in the store"))?;
-        let dir = artifacts::checkpoint_dir(self.store.as_ref(), manifest, &self.cache)?;
+            manifests.iter().find(|m| m.name == name).ok_or_else(|| LoadError::new(path, LoadProblem::NotInStore))?;
+        let dir = artifacts::checkpoint_dir(self.store.as_ref(), manifest, &self.cache).map_err(unreadable)?;
         let options = TorchBackendOptions {
             max_batch: self.max_batch.max(1),
             threads: self.inference_threads,
             ..TorchBackendOptions::default()
         };
         let eval = TorchBackend::from_checkpoint(&dir, Arc::clone(variant), None, self.device, options)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| LoadError::unreadable(path, e))?;
         Ok(LoadedCheckpoint { evaluator: Arc::new(eval), step: Some(manifest.step) })
     }
 }
 
-/// A checkpoint player's name: `checkpoints/<name>@<simulations>`.
-pub fn checkpoint_player(name: &str, simulations: u32) -> String {
-    format!("{}@{simulations}", artifacts::checkpoint_prefix(name))
+/// The player of the store's checkpoint `name`, named `checkpoints/<name>@<simulations>`.
+pub fn checkpoint_player(name: &str, simulations: u32) -> PlayerSpec {
+    PlayerSpec::Checkpoint { path: PathBuf::from(artifacts::checkpoint_prefix(name)), simulations }
 }
 
 /// One match's result from the checkpoint's side.
@@ -150,10 +152,9 @@ impl CheckpointMatches<'_> {
         SearchPlayerConfig::default()
     }
 
-    /// A player from a spec (`random`, `greedy`, … or a checkpoint player name).
-    pub fn contestant(&self, spec: &str) -> anyhow::Result<Contestant> {
-        let parsed = PlayerSpec::parse(spec)?;
-        Ok(parsed.contestant(&self.variant, Some(self.loader), &self.search())?)
+    /// A baseline, or a checkpoint of the store ([`checkpoint_player`]).
+    pub fn contestant(&self, spec: &PlayerSpec) -> anyhow::Result<Contestant> {
+        Ok(spec.contestant(&self.variant, Some(self.loader), &self.search())?)
     }
 
     fn options(&self, games: usize, label: &str) -> MatchOptions {
@@ -277,6 +278,8 @@ mod tests {
         assert_eq!(step_of_player("checkpoints/step-00000100@16"), Some(100));
         assert_eq!(step_of_player("checkpoints/step-00000000@16"), Some(0));
         assert_eq!(step_of_player("random"), None);
-        assert_eq!(checkpoint_player("step-00000007", 8), "checkpoints/step-00000007@8");
+        // The names stored matches and rankings already use.
+        assert_eq!(checkpoint_player("step-00000007", 8).to_string(), "checkpoints/step-00000007@8");
+        assert_eq!(step_of_player(&checkpoint_player("step-00000042", 8).to_string()), Some(42));
     }
 }

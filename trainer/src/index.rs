@@ -298,7 +298,7 @@ fn insert_match_game(
             r.blue_step.map(|s| s as i64),
             r.tan_step.map(|s| s as i64),
             result,
-            r.reason,
+            r.reason.as_str(),
             r.plies as i64
         ],
     )

@@ -1290,7 +1290,7 @@ fn opponent(
     let name = match spec {
         "step0" => Some(artifacts::checkpoint_name(0)),
         "previous" => previous_evaluated(matches.store.as_ref(), manifests, step)?,
-        other => return Ok(Some(matches.contestant(other)?)),
+        baseline => return Ok(Some(matches.contestant(&baseline.parse()?)?)),
     };
     match name {
         Some(n) if n != me && manifests.iter().any(|m| m.name == n) => {

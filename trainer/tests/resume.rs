@@ -12,6 +12,7 @@ use std::{
     time::{Duration, Instant},
 };
 
+use fairyzero_selfplay::record::Termination;
 use fairyzero_trainer::{
     artifacts,
     config::RunConfig,
@@ -54,7 +55,7 @@ fn store(run_dir: &Path) -> ObjectStoreBackend {
 }
 
 /// Identities of every stored game.
-fn games(run_dir: &Path) -> HashSet<(u64, usize, String)> {
+fn games(run_dir: &Path) -> HashSet<(u64, usize, Termination)> {
     let (games, _) = artifacts::read_all_games(&store(run_dir), &run_dir.join(".test-scratch"), false).unwrap();
     games.iter().map(artifacts::game_identity).collect()
 }
