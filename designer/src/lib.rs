@@ -25,23 +25,28 @@
 //! caller's `CheckpointLoader`, and the probe's net as a `&dyn Backend` (the CLI loads both).
 //! The commands are `fairyzero balance` and `fairyzero piece-values` (docs/designer.md).
 //!
-//! - [`designer`]: balance and the matches method, their tables and charts;
-//! - [`material`]: the probe and the fit, from self-play records.
+//! - [`balance`]: balance, overall and per initial array;
+//! - [`imbalance`]: piece values by material-imbalance matches;
+//! - [`material`]: piece values by the probe and the fit, from self-play records;
+//! - [`games`]: the games both match-based measurements play and accumulate;
+//! - [`tables`]: the CSV, Markdown and PNG files of every measurement.
 //!
 //! [`ResultStore`]: fairyzero_evaluator::ResultStore
 //! [`Contestant`]: fairyzero_evaluator::Contestant
 
 use std::path::PathBuf;
 
-pub mod designer;
+pub mod balance;
+pub mod games;
+pub mod imbalance;
 pub mod material;
+pub mod tables;
 
-pub use designer::{
-    all_setups, check_piece_value_player, run_balance, run_piece_values, sample_setups, write_comparison,
-    write_method_files, BalanceReport, BalanceRow, DesignOptions, DesignProgress, Imbalance, PieceValueReport,
-    PieceValueRow, SetupSelection, Tally, MAX_SETUPS,
-};
+pub use balance::{all_setups, run_balance, sample_setups, BalanceReport, BalanceRow, SetupSelection, MAX_SETUPS};
+pub use games::{DesignOptions, DesignProgress, Tally};
+pub use imbalance::{check_piece_value_player, run_piece_values, Imbalance, PieceValueReport, PieceValueRow};
 pub use material::{fit_values, load_games, probe_values, MaterialOptions, MethodReport, MethodRow};
+pub use tables::{write_comparison, write_method_files};
 
 /// Why a measurement could not be made, or its results not be written.
 #[derive(Debug, thiserror::Error)]
