@@ -16,7 +16,7 @@
 
 use std::{collections::BTreeMap, path::Path, sync::Arc};
 
-use fairyzero_model::backend::{Backend, EvalRequest};
+use fairyzero_model::backend::{Backend, EvalOutput, EvalRequest};
 use fairyzero_rules::{Color, Move, MoveList, Piece, PieceType, Position, Square, Variant};
 use fairyzero_selfplay::record::{self, GameRecord};
 use nalgebra::{DMatrix, DVector};
@@ -293,10 +293,12 @@ pub fn probe_values(
         }
     }
     let mut elo = Vec::with_capacity(positions.len());
+    let mut evaluations = EvalOutput::new();
     for chunk in positions.chunks(options.batch.max(1)) {
         let requests: Vec<EvalRequest<'_>> =
             chunk.iter().map(|(position, moves)| EvalRequest { position, moves }).collect();
-        elo.extend(evaluator.evaluate(&requests).iter().map(|e| elo_of_value(e.value())));
+        evaluator.evaluate(&requests, &mut evaluations);
+        elo.extend(evaluations.iter().map(|e| elo_of_value(e.value())));
     }
     let mut deltas: BTreeMap<usize, Vec<f64>> = BTreeMap::new();
     for p in &probes {

@@ -22,13 +22,31 @@ pub struct EvalRequest<'a> {
     pub moves: &'a [Move],
 }
 
-/// A network's opinion of one position.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Evaluation {
+/// A network's opinion of one position, read from an [`EvalOutput`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EvalView<'a> {
     /// Prior probability of each legal move, in the request's order; sums to 1 (empty when
     /// there are no moves).
-    pub policy: Vec<f32>,
+    pub policy: &'a [f32],
     /// Probabilities of win, draw and loss for the side to move.
+    pub wdl: [f32; 3],
+}
+
+impl EvalView<'_> {
+    /// Expected score for the side to move in [-1, 1].
+    pub fn value(&self) -> f32 {
+        self.wdl[0] - self.wdl[2]
+    }
+
+    pub fn to_evaluation(&self) -> Evaluation {
+        Evaluation { policy: self.policy.to_vec(), wdl: self.wdl }
+    }
+}
+
+/// A network's opinion of one position, owned (cache entries, tests).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Evaluation {
+    pub policy: Vec<f32>,
     pub wdl: [f32; 3],
 }
 
@@ -36,6 +54,83 @@ impl Evaluation {
     /// Expected score for the side to move in [-1, 1].
     pub fn value(&self) -> f32 {
         self.wdl[0] - self.wdl[2]
+    }
+
+    pub fn view(&self) -> EvalView<'_> {
+        EvalView { policy: &self.policy, wdl: self.wdl }
+    }
+}
+
+/// The answers to one batch in buffers that the caller owns and passes again with the next
+/// batch (lc0's `NetworkComputation` outputs, KataGo's `NNResultBuf`s): every policy in one
+/// flat vector, so that a search evaluating leaf after leaf allocates nothing once the buffers
+/// have grown to its batch size.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EvalOutput {
+    policy: Vec<f32>,
+    /// Where each evaluation's policy ends in `policy` (the next one starts there).
+    ends: Vec<usize>,
+    wdl: Vec<[f32; 3]>,
+}
+
+impl EvalOutput {
+    pub fn new() -> EvalOutput {
+        EvalOutput::default()
+    }
+
+    /// Forgets the evaluations, keeping the memory.
+    pub fn clear(&mut self) {
+        self.policy.clear();
+        self.ends.clear();
+        self.wdl.clear();
+    }
+
+    pub fn len(&self) -> usize {
+        self.wdl.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.wdl.is_empty()
+    }
+
+    /// Evaluation `i`, in request order.
+    pub fn get(&self, i: usize) -> EvalView<'_> {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        EvalView { policy: &self.policy[start..self.ends[i]], wdl: self.wdl[i] }
+    }
+
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = EvalView<'_>> + '_ {
+        (0..self.len()).map(|i| self.get(i))
+    }
+
+    /// Appends an evaluation.
+    pub fn push(&mut self, policy: &[f32], wdl: [f32; 3]) {
+        self.policy.extend_from_slice(policy);
+        self.ends.push(self.policy.len());
+        self.wdl.push(wdl);
+    }
+
+    /// Appends an evaluation whose policy of `moves` entries `fill` writes in place (they start
+    /// at 0).
+    pub fn push_with(&mut self, moves: usize, wdl: [f32; 3], fill: impl FnOnce(&mut [f32])) {
+        let start = self.policy.len();
+        self.policy.resize(start + moves, 0.0);
+        fill(&mut self.policy[start..]);
+        self.ends.push(self.policy.len());
+        self.wdl.push(wdl);
+    }
+
+    /// Appends every evaluation of `other`.
+    pub fn extend_from(&mut self, other: &EvalOutput) {
+        let base = self.policy.len();
+        self.policy.extend_from_slice(&other.policy);
+        self.ends.extend(other.ends.iter().map(|&end| base + end));
+        self.wdl.extend_from_slice(&other.wdl);
+    }
+
+    /// Owned copies of the evaluations (tests, caches).
+    pub fn to_vec(&self) -> Vec<Evaluation> {
+        self.iter().map(|e| e.to_evaluation()).collect()
     }
 }
 
@@ -51,10 +146,24 @@ pub struct BackendInfo {
 /// once; an implementation that owns a network serves them from one inference thread, so while
 /// one thread waits for its batch the others keep searching.
 pub trait Backend: Send + Sync {
-    /// Evaluates a batch, blocking until done. Returns one evaluation per request, in order.
-    fn evaluate(&self, batch: &[EvalRequest<'_>]) -> Vec<Evaluation>;
+    /// Evaluates a batch, blocking until done: `out` is cleared, then holds one evaluation per
+    /// request, in order. The caller keeps `out` for its next batch, so that its buffers are
+    /// reused.
+    fn evaluate(&self, batch: &[EvalRequest<'_>], out: &mut EvalOutput);
 
     fn info(&self) -> BackendInfo;
+}
+
+/// An empty request buffer with `buffer`'s memory, free to borrow other positions: each batch
+/// borrows different searches, and this lets them all be gathered into one allocation.
+pub fn recycle_requests<'b>(mut buffer: Vec<EvalRequest<'_>>) -> Vec<EvalRequest<'b>> {
+    buffer.clear();
+    // The standard library collects a `vec::IntoIter` mapped to an item of the same size and
+    // alignment in place, so the allocation is kept (a test below and the allocation test in
+    // selfplay check it). The buffer is empty, so no item is ever mapped: `filter_map` to `None`
+    // is how a closure yields the other lifetime's type without building a value.
+    #[allow(clippy::unnecessary_filter_map)]
+    buffer.into_iter().filter_map(|_| None).collect()
 }
 
 /// How the mock values a position.
@@ -83,10 +192,8 @@ impl MockBackend {
         MockBackend { value: MockValue::Material }
     }
 
-    fn evaluate_one(&self, req: &EvalRequest<'_>) -> Evaluation {
-        let n = req.moves.len();
-        let policy = vec![1.0 / n.max(1) as f32; n];
-        let wdl = match self.value {
+    fn wdl(&self, req: &EvalRequest<'_>) -> [f32; 3] {
+        match self.value {
             MockValue::Fixed(wdl) => wdl,
             MockValue::Material => {
                 let pos = req.position;
@@ -103,14 +210,17 @@ impl MockBackend {
                 let loss = (0.5 - 0.5 * score) * 0.9;
                 [win, 1.0 - win - loss, loss]
             }
-        };
-        Evaluation { policy, wdl }
+        }
     }
 }
 
 impl Backend for MockBackend {
-    fn evaluate(&self, batch: &[EvalRequest<'_>]) -> Vec<Evaluation> {
-        batch.iter().map(|r| self.evaluate_one(r)).collect()
+    fn evaluate(&self, batch: &[EvalRequest<'_>], out: &mut EvalOutput) {
+        out.clear();
+        for r in batch {
+            let n = r.moves.len();
+            out.push_with(n, self.wdl(r), |policy| policy.fill(1.0 / n.max(1) as f32));
+        }
     }
 
     fn info(&self) -> BackendInfo {
@@ -156,28 +266,37 @@ impl<E: Backend> CachedBackend<E> {
 }
 
 impl<E: Backend> Backend for CachedBackend<E> {
-    fn evaluate(&self, batch: &[EvalRequest<'_>]) -> Vec<Evaluation> {
-        let mut out: Vec<Option<Evaluation>> = {
+    fn evaluate(&self, batch: &[EvalRequest<'_>], out: &mut EvalOutput) {
+        // Copied out under the lock: another thread may clear the table before this one is done.
+        let cached: Vec<Option<Evaluation>> = {
             let table = self.table.lock().expect("cache lock");
             batch.iter().map(|r| table.get(&Self::key(r)).cloned()).collect()
         };
-        let missing: Vec<usize> = (0..batch.len()).filter(|&i| out[i].is_none()).collect();
+        let missing: Vec<EvalRequest<'_>> =
+            batch.iter().zip(&cached).filter(|(_, c)| c.is_none()).map(|(r, _)| *r).collect();
         self.hits.fetch_add((batch.len() - missing.len()) as u64, Ordering::Relaxed);
         self.misses.fetch_add(missing.len() as u64, Ordering::Relaxed);
+        let mut fresh = EvalOutput::new();
         if !missing.is_empty() {
-            let requests: Vec<EvalRequest<'_>> = missing.iter().map(|&i| batch[i]).collect();
-            let fresh = self.inner.evaluate(&requests);
-            let mut table = self.table.lock().expect("cache lock");
-            if table.len() + fresh.len() > self.capacity {
-                // Simple and bounded: start over rather than track recency.
-                table.clear();
-            }
-            for (&i, e) in missing.iter().zip(fresh) {
-                table.insert(Self::key(&batch[i]), e.clone());
-                out[i] = Some(e);
+            self.inner.evaluate(&missing, &mut fresh);
+        }
+        out.clear();
+        let mut table = self.table.lock().expect("cache lock");
+        if table.len() + fresh.len() > self.capacity {
+            // Simple and bounded: start over rather than track recency.
+            table.clear();
+        }
+        let mut fresh = fresh.iter();
+        for (req, cached) in batch.iter().zip(&cached) {
+            match cached {
+                Some(e) => out.push(&e.policy, e.wdl),
+                None => {
+                    let e = fresh.next().expect("the inner backend answers every request");
+                    table.insert(Self::key(req), e.to_evaluation());
+                    out.push(e.policy, e.wdl);
+                }
             }
         }
-        out.into_iter().map(|e| e.expect("every request evaluated")).collect()
     }
 
     fn info(&self) -> BackendInfo {
@@ -205,13 +324,53 @@ mod tests {
     fn mock_policy_is_uniform_and_material_is_seen_from_the_side_to_move() {
         let v = Variant::load("chess").unwrap();
         let (pos, moves) = requests(&Position::from_fen(Arc::clone(&v), "4k3/8/8/8/8/8/8/QQ2K3 w - - 0 1").unwrap());
-        let e = MockBackend::material().evaluate(&[EvalRequest { position: &pos, moves: &moves }]);
-        assert!((e[0].policy.iter().sum::<f32>() - 1.0).abs() < 1e-5);
-        assert!(e[0].value() > 0.5, "two queens up: {:?}", e[0].wdl);
-        let (them, moves) = requests(&Position::from_fen(v, "4k3/8/8/8/8/8/8/QQ2K3 b - - 0 1").unwrap());
-        let e = MockBackend::material().evaluate(&[EvalRequest { position: &them, moves: &moves }]);
-        assert!(e[0].value() < -0.5);
-        assert_eq!(MockBackend::uniform().evaluate(&[]).len(), 0);
+        let mut out = EvalOutput::new();
+        MockBackend::material().evaluate(&[EvalRequest { position: &pos, moves: &moves }], &mut out);
+        assert_eq!(out.get(0).policy.len(), moves.len());
+        assert!((out.get(0).policy.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        assert!(out.get(0).value() > 0.5, "two queens up: {:?}", out.get(0).wdl);
+        let (them, their_moves) = requests(&Position::from_fen(v, "4k3/8/8/8/8/8/8/QQ2K3 b - - 0 1").unwrap());
+        // The same buffers again: the earlier batch is gone.
+        MockBackend::material().evaluate(
+            &[EvalRequest { position: &them, moves: &their_moves }, EvalRequest { position: &pos, moves: &moves }],
+            &mut out,
+        );
+        assert_eq!(out.len(), 2);
+        assert!(out.get(0).value() < -0.5);
+        assert_eq!(out.get(0).policy.len(), their_moves.len());
+        assert_eq!(out.get(1).policy.len(), moves.len());
+        MockBackend::uniform().evaluate(&[], &mut out);
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn an_output_appends_another_and_reads_back_what_was_pushed() {
+        let mut a = EvalOutput::new();
+        a.push(&[0.25, 0.75], [1.0, 0.0, 0.0]);
+        let mut b = EvalOutput::new();
+        b.push(&[], [0.0, 1.0, 0.0]);
+        b.push_with(3, [0.0, 0.0, 1.0], |p| p.copy_from_slice(&[0.5, 0.25, 0.25]));
+        a.extend_from(&b);
+        let all = a.to_vec();
+        assert_eq!(all.len(), 3);
+        assert_eq!(all[0].policy, vec![0.25, 0.75]);
+        assert!(all[1].policy.is_empty());
+        assert_eq!(all[2].policy, vec![0.5, 0.25, 0.25]);
+        assert_eq!(all[2].value(), -1.0);
+        assert_eq!(a.iter().map(|e| e.wdl[1]).collect::<Vec<_>>(), vec![0.0, 1.0, 0.0]);
+    }
+
+    #[test]
+    fn recycled_request_buffers_keep_their_memory() {
+        let v = Variant::load("scirocco").unwrap();
+        let (pos, moves) = requests(&Position::start(v));
+        let mut buffer: Vec<EvalRequest<'_>> = Vec::with_capacity(8);
+        buffer.push(EvalRequest { position: &pos, moves: &moves });
+        let capacity = buffer.capacity();
+        let address = buffer.as_ptr() as usize;
+        let recycled: Vec<EvalRequest<'_>> = recycle_requests(buffer);
+        assert!(recycled.is_empty());
+        assert_eq!((recycled.capacity(), recycled.as_ptr() as usize), (capacity, address));
     }
 
     #[test]
@@ -220,9 +379,11 @@ mod tests {
         let (pos, moves) = requests(&Position::start(v));
         let cached = CachedBackend::new(MockBackend::material(), 10);
         let req = [EvalRequest { position: &pos, moves: &moves }];
-        let first = cached.evaluate(&req);
-        let second = cached.evaluate(&[req[0], req[0]]);
-        assert_eq!(second, vec![first[0].clone(), first[0].clone()]);
+        let mut first = EvalOutput::new();
+        cached.evaluate(&req, &mut first);
+        let mut second = EvalOutput::new();
+        cached.evaluate(&[req[0], req[0]], &mut second);
+        assert_eq!(second.to_vec(), vec![first.to_vec()[0].clone(), first.to_vec()[0].clone()]);
         assert_eq!(cached.stats(), (2, 1));
         assert!(cached.info().name.starts_with("cached(mock"));
     }

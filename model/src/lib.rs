@@ -18,7 +18,7 @@
 //! use std::sync::Arc;
 //! use fairyzero_model::{
 //!     encoding::StandardEncoding,
-//!     backend::{Backend, EvalRequest, MockBackend},
+//!     backend::{Backend, EvalOutput, EvalRequest, MockBackend},
 //! };
 //! use fairyzero_rules::{MoveList, Position, Variant};
 //!
@@ -30,8 +30,9 @@
 //! let batch = StandardEncoding::new(Arc::clone(&v)).encode_batch([(&pos, moves.as_slice())]);
 //! assert_eq!(batch.pieces().shape(), &[1, 10, 10]);
 //!
-//! let eval = MockBackend::uniform().evaluate(&[EvalRequest { position: &pos, moves: &moves }]);
-//! assert_eq!(eval[0].policy.len(), moves.len());
+//! let mut out = EvalOutput::new();
+//! MockBackend::uniform().evaluate(&[EvalRequest { position: &pos, moves: &moves }], &mut out);
+//! assert_eq!(out.get(0).policy.len(), moves.len());
 //! ```
 
 pub mod backend;
@@ -42,7 +43,10 @@ pub mod mirror;
 pub mod synthetic;
 pub mod training;
 
-pub use backend::{Backend, BackendInfo, CachedBackend, EvalRequest, Evaluation, MockBackend, MockValue};
+pub use backend::{
+    recycle_requests, Backend, BackendInfo, CachedBackend, EvalOutput, EvalRequest, EvalView, Evaluation, MockBackend,
+    MockValue,
+};
 pub use config::NetConfig;
 pub use encoding::{EncodedBatch, Encoding, MoveFeatures, StandardEncoding};
 pub use training::TrainBatch;

@@ -63,14 +63,14 @@ pub struct Analysis {
 /// A single-game search driver.
 pub struct Analyzer<'a> {
     search: Search,
-    evaluator: &'a dyn Backend,
+    backend: &'a dyn Backend,
 }
 
 impl<'a> Analyzer<'a> {
     /// Analyses `pos` (its history counts for repetition rules).
-    pub fn new(pos: Position, params: SearchParams, evaluator: &'a dyn Backend) -> Analyzer<'a> {
+    pub fn new(pos: Position, params: SearchParams, backend: &'a dyn Backend) -> Analyzer<'a> {
         let adjudicator = Analyzer::adjudicator();
-        Analyzer { search: Search::new(pos, params, adjudicator, ChaCha8Rng::seed_from_u64(0)), evaluator }
+        Analyzer { search: Search::new(pos, params, adjudicator, ChaCha8Rng::seed_from_u64(0)), backend }
     }
 
     /// Analysis applies the variant's rules only: no move cap.
@@ -108,7 +108,7 @@ impl<'a> Analyzer<'a> {
                 if stop.load(Ordering::Relaxed) || limits.time.is_some_and(|t| started.elapsed() >= t) {
                     break;
                 }
-                self.search.step(self.evaluator);
+                self.search.step(self.backend);
             }
         }
         self.report(outcome, reused, started.elapsed())

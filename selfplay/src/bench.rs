@@ -6,7 +6,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use fairyzero_model::backend::{Backend, EvalRequest};
+use fairyzero_model::backend::{Backend, EvalOutput, EvalRequest};
 use fairyzero_rules::{MoveList, Position, Variant};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -33,16 +33,18 @@ pub fn sample_positions(variant: &Arc<Variant>, n: usize, seed: u64) -> Vec<(Pos
     out
 }
 
-/// Positions per second of `evaluator` on batches of `batch` positions, measured for about
+/// Positions per second of `backend` on batches of `batch` positions, measured for about
 /// `duration` after one warm-up call.
-pub fn raw_throughput(evaluator: &dyn Backend, variant: &Arc<Variant>, batch: usize, duration: Duration) -> f64 {
+pub fn raw_throughput(backend: &dyn Backend, variant: &Arc<Variant>, batch: usize, duration: Duration) -> f64 {
     let positions = sample_positions(variant, batch.max(1), 7);
     let requests: Vec<EvalRequest<'_>> = positions.iter().map(|(p, m)| EvalRequest { position: p, moves: m }).collect();
-    evaluator.evaluate(&requests);
+    let mut out = EvalOutput::new();
+    backend.evaluate(&requests, &mut out);
     let started = Instant::now();
     let mut evaluated = 0usize;
     while started.elapsed() < duration || evaluated == 0 {
-        evaluated += evaluator.evaluate(&requests).len();
+        backend.evaluate(&requests, &mut out);
+        evaluated += out.len();
     }
     evaluated as f64 / started.elapsed().as_secs_f64()
 }

@@ -8,7 +8,7 @@
 /// `max(1, n / (ceil(log2 m) * remaining))` visits, then halves the remaining actions (never
 /// below 2). The values are those of mctx's `get_sequence_of_considered_visits`, computed per
 /// phase so that a budget of millions of simulations costs no memory.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct VisitSchedule {
     /// `(first simulation index, actions considered, visits at the phase start)`.
     phases: Vec<(usize, usize, u32)>,
@@ -16,11 +16,20 @@ pub struct VisitSchedule {
 
 impl VisitSchedule {
     pub fn new(m: usize, n: usize) -> VisitSchedule {
+        let mut schedule = VisitSchedule::default();
+        schedule.reset(m, n);
+        schedule
+    }
+
+    /// The schedule of `m` actions and `n` simulations, in this one's memory.
+    pub fn reset(&mut self, m: usize, n: usize) {
+        let phases = &mut self.phases;
+        phases.clear();
         if m <= 1 {
-            return VisitSchedule { phases: vec![(0, 1, 0)] };
+            phases.push((0, 1, 0));
+            return;
         }
         let log2max = (m as f64).log2().ceil() as usize;
-        let mut phases = Vec::new();
         let mut start = 0;
         let mut visits = 0u32;
         let mut considered = m;
@@ -34,7 +43,6 @@ impl VisitSchedule {
             }
             considered = (considered / 2).max(2);
         }
-        VisitSchedule { phases }
     }
 
     /// The visit count an action needs to be chosen by simulation `i`.
@@ -71,21 +79,23 @@ pub fn mixed_value(raw_value: f32, priors: &[f32], q: &[f32], n: &[u32]) -> f32 
     ((raw_value as f64 + total as f64 * weighted) / (total as f64 + 1.0)) as f32
 }
 
-/// Completed Q values: `q` where visited, the mixed value elsewhere.
-pub fn completed_q(raw_value: f32, priors: &[f32], q: &[f32], n: &[u32]) -> Vec<f32> {
+/// Completed Q values into `out`: `q` where visited, the mixed value elsewhere.
+pub fn completed_q(raw_value: f32, priors: &[f32], q: &[f32], n: &[u32], out: &mut Vec<f32>) {
     let mixed = mixed_value(raw_value, priors, q, n);
-    q.iter().zip(n).map(|(&q, &n)| if n > 0 { q } else { mixed }).collect()
+    out.clear();
+    out.extend(q.iter().zip(n).map(|(&q, &n)| if n > 0 { q } else { mixed }));
 }
 
-/// sigma(completed Q) of mctx's `qtransform_completed_by_mix_value`: min-max rescaled to
-/// [0, 1], then scaled by `(c_visit + max visits) * c_scale`.
-pub fn sigma(completed: &[f32], n: &[u32], c_visit: f32, c_scale: f32) -> Vec<f32> {
+/// sigma(completed Q) of mctx's `qtransform_completed_by_mix_value` into `out`: min-max
+/// rescaled to [0, 1], then scaled by `(c_visit + max visits) * c_scale`.
+pub fn sigma(completed: &[f32], n: &[u32], c_visit: f32, c_scale: f32, out: &mut Vec<f32>) {
     let lo = completed.iter().copied().fold(f32::INFINITY, f32::min);
     let hi = completed.iter().copied().fold(f32::NEG_INFINITY, f32::max);
     let range = (hi - lo).max(1e-8);
     let max_n = n.iter().copied().max().unwrap_or(0) as f32;
     let scale = (c_visit + max_n) * c_scale;
-    completed.iter().map(|&q| scale * (q - lo) / range).collect()
+    out.clear();
+    out.extend(completed.iter().map(|&q| scale * (q - lo) / range));
 }
 
 /// Log of a prior, floored so that a zero prior stays finite.
@@ -107,11 +117,11 @@ pub fn softmax(x: &mut [f32]) {
     }
 }
 
-/// The improved policy softmax(logits + sigma(completed Q)).
-pub fn improved_policy(logits: &[f32], sigma: &[f32]) -> Vec<f32> {
-    let mut p: Vec<f32> = logits.iter().zip(sigma).map(|(l, s)| l + s).collect();
-    softmax(&mut p);
-    p
+/// The improved policy softmax(logits + sigma(completed Q)) into `out`.
+pub fn improved_policy(logits: &[f32], sigma: &[f32], out: &mut Vec<f32>) {
+    out.clear();
+    out.extend(logits.iter().zip(sigma).map(|(l, s)| l + s));
+    softmax(out);
 }
 
 #[cfg(test)]
@@ -153,9 +163,12 @@ mod tests {
             }
         }
         // A huge budget costs a few phases, not a table.
-        let s = VisitSchedule::new(16, 1 << 30);
+        let mut s = VisitSchedule::new(16, 1 << 30);
         assert!(s.phases.len() < 10);
         assert_eq!(s.target(0), 0);
+        // A schedule reset in place is the new one, whatever it held before.
+        s.reset(4, 8);
+        assert_eq!((0..8).map(|i| s.target(i)).collect::<Vec<_>>(), considered_visit_sequence(4, 8));
     }
 
     #[test]
@@ -163,11 +176,16 @@ mod tests {
         let priors = [0.5, 0.3, 0.2];
         let q = [0.2, -0.4, 0.0];
         let n = [3, 1, 0];
-        let c = completed_q(0.1, &priors, &q, &n);
+        let mut c = Vec::new();
+        completed_q(0.1, &priors, &q, &n, &mut c);
         assert_eq!(c[..2], q[..2]);
-        let s = sigma(&c, &n, 50.0, 0.1);
+        assert_eq!(c[2], mixed_value(0.1, &priors, &q, &n));
+        let mut s = vec![7.0; 5];
+        sigma(&c, &n, 50.0, 0.1, &mut s);
+        assert_eq!(s.len(), 3, "the output is overwritten, not appended to");
         let logits: Vec<f32> = priors.iter().map(|&p| logit(p)).collect();
-        let pi = improved_policy(&logits, &s);
+        let mut pi = Vec::new();
+        improved_policy(&logits, &s, &mut pi);
         assert!((pi.iter().sum::<f32>() - 1.0).abs() < 1e-6);
         assert!(pi[0] > pi[1]);
     }

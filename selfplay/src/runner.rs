@@ -15,8 +15,8 @@ use std::{
     time::{Duration, Instant},
 };
 
-use fairyzero_model::backend::{Backend, EvalRequest, Evaluation};
-use fairyzero_rules::Variant;
+use fairyzero_model::backend::{recycle_requests, Backend, EvalOutput, EvalRequest};
+use fairyzero_rules::{Color, Variant};
 
 use crate::{
     config::SelfPlayConfig,
@@ -57,7 +57,7 @@ struct BusyClock {
 }
 
 struct Shared<'a> {
-    evaluator: &'a dyn Backend,
+    backend: &'a dyn Backend,
     start: GameStart,
     config: Arc<SelfPlayConfig>,
     options: &'a RunOptions,
@@ -81,7 +81,7 @@ impl Shared<'_> {
         (i < self.options.games).then_some(i)
     }
 
-    fn evaluate(&self, batch: &[EvalRequest<'_>]) -> Vec<Evaluation> {
+    fn evaluate(&self, batch: &[EvalRequest<'_>], out: &mut EvalOutput) {
         {
             let mut c = self.clock.lock().expect("clock lock");
             if c.in_flight == 0 {
@@ -89,7 +89,7 @@ impl Shared<'_> {
             }
             c.in_flight += 1;
         }
-        let out = self.evaluator.evaluate(batch);
+        self.backend.evaluate(batch, out);
         {
             let mut c = self.clock.lock().expect("clock lock");
             c.in_flight -= 1;
@@ -98,7 +98,6 @@ impl Shared<'_> {
                 c.busy += since.elapsed();
             }
         }
-        out
     }
 }
 
@@ -125,7 +124,11 @@ fn worker(shared: &Shared<'_>, slots: usize, tx: mpsc::Sender<Message>) {
     let started = Instant::now();
     let mut stats = WorkerStats::default();
     let mut games: Vec<Option<SelfPlayGame>> = (0..slots).map(|_| None).collect();
-    let capacity = slots * shared.config.leaves_per_game as usize;
+    // One batch's requests and answers, reused by every batch: the requests' memory is
+    // recycled, as they borrow the games anew each time.
+    let mut request_buffer: Vec<EvalRequest<'static>> =
+        Vec::with_capacity(slots * shared.config.leaves_per_game as usize);
+    let mut evaluations = EvalOutput::new();
     loop {
         // A stop drops the games in progress rather than finishing them: with hundreds of
         // long games in flight, finishing took longer than anyone waits after Ctrl-C.
@@ -168,18 +171,18 @@ fn worker(shared: &Shared<'_>, slots: usize, tx: mpsc::Sender<Message>) {
         if pending == 0 {
             break;
         }
-        let mut requests: Vec<EvalRequest<'_>> = Vec::with_capacity(capacity);
+        let mut requests = recycle_requests(std::mem::take(&mut request_buffer));
         for game in games.iter().flatten() {
             game.search.requests(&mut requests);
         }
         let t = Instant::now();
-        let evals = shared.evaluate(&requests);
+        shared.evaluate(&requests, &mut evaluations);
         stats.wait += t.elapsed();
         stats.batches += 1;
         stats.evaluated += requests.len() as u64;
-        assert_eq!(evals.len(), requests.len(), "the evaluator must return one evaluation per request");
-        drop(requests);
-        let mut it = evals.into_iter();
+        assert_eq!(evaluations.len(), requests.len(), "the backend must return one evaluation per request");
+        request_buffer = recycle_requests(requests);
+        let mut it = evaluations.iter();
         for game in games.iter_mut().flatten() {
             game.search.apply(&mut it);
         }
@@ -217,12 +220,12 @@ impl Summary {
         self.policy_targets += g.moves.iter().filter(|m| m.policy.is_some()).count() as u64;
         self.simulations += g.moves.iter().map(|m| m.simulations as u64).sum::<u64>();
         self.evaluations += g.moves.iter().map(|m| m.evaluations as u64).sum::<u64>();
-        match g.result.winner.as_deref() {
-            Some("blue") => self.blue_wins += 1,
-            Some(_) => self.tan_wins += 1,
+        match g.result.winner {
+            Some(Color::Blue) => self.blue_wins += 1,
+            Some(Color::Tan) => self.tan_wins += 1,
             None => self.draws += 1,
         }
-        *self.reasons.entry(g.result.reason.clone()).or_default() += 1;
+        *self.reasons.entry(g.result.reason.to_string()).or_default() += 1;
     }
 
     fn secs(&self) -> f64 {
@@ -329,12 +332,12 @@ impl fmt::Display for Summary {
 pub fn run_selfplay(
     variant: &Arc<Variant>,
     config: &SelfPlayConfig,
-    evaluator: &dyn Backend,
+    backend: &dyn Backend,
     options: &RunOptions,
     stop: &AtomicBool,
     on_game: impl FnMut(&GameRecord),
 ) -> Result<Summary, SelfPlayError> {
-    run_selfplay_until(variant, config, evaluator, options, &[stop], on_game)
+    run_selfplay_until(variant, config, backend, options, &[stop], on_game)
 }
 
 /// [`run_selfplay`] that stops when any of the flags is set: a caller's own flag (a time
@@ -342,7 +345,7 @@ pub fn run_selfplay(
 pub fn run_selfplay_until(
     variant: &Arc<Variant>,
     config: &SelfPlayConfig,
-    evaluator: &dyn Backend,
+    backend: &dyn Backend,
     options: &RunOptions,
     stop: &[&AtomicBool],
     mut on_game: impl FnMut(&GameRecord),
@@ -365,7 +368,7 @@ pub fn run_selfplay_until(
     let per_thread = config.games_in_parallel as usize / threads;
     let extra = config.games_in_parallel as usize % threads;
     let shared = Shared {
-        evaluator,
+        backend,
         start,
         config: Arc::new(config.clone()),
         options,
@@ -438,19 +441,19 @@ mod tests {
     use super::*;
 
     /// The mock, raising a stop flag at its `stop_at`-th batch (as a signal handler would).
-    struct StoppingEvaluator<'a> {
+    struct StoppingBackend<'a> {
         inner: MockBackend,
         batches: AtomicUsize,
         stop_at: usize,
         stop: &'a AtomicBool,
     }
 
-    impl Backend for StoppingEvaluator<'_> {
-        fn evaluate(&self, batch: &[EvalRequest<'_>]) -> Vec<Evaluation> {
+    impl Backend for StoppingBackend<'_> {
+        fn evaluate(&self, batch: &[EvalRequest<'_>], out: &mut EvalOutput) {
             if self.batches.fetch_add(1, Ordering::SeqCst) + 1 == self.stop_at {
                 self.stop.store(true, Ordering::SeqCst);
             }
-            self.inner.evaluate(batch)
+            self.inner.evaluate(batch, out)
         }
 
         fn info(&self) -> BackendInfo {
@@ -472,16 +475,16 @@ mod tests {
         };
         let options = RunOptions { games: 1000, seed: 7, net: "mock".into(), out_dir: None, progress: false };
         let stop = AtomicBool::new(false);
-        let evaluator =
-            StoppingEvaluator { inner: MockBackend::uniform(), batches: AtomicUsize::new(0), stop_at: 20, stop: &stop };
+        let backend =
+            StoppingBackend { inner: MockBackend::uniform(), batches: AtomicUsize::new(0), stop_at: 20, stop: &stop };
         let own_flag = AtomicBool::new(false);
-        let summary = run_selfplay_until(&variant, &config, &evaluator, &options, &[&own_flag, &stop], |_| {}).unwrap();
+        let summary = run_selfplay_until(&variant, &config, &backend, &options, &[&own_flag, &stop], |_| {}).unwrap();
         // Games that ended at the stop are not replaced, so up to the 8 in flight are dropped.
         let dropped = summary.abandoned();
         assert!((1..=8).contains(&dropped), "{summary}");
         assert!(summary.games < 100, "{summary}");
         // Each of the two workers may have its batch in flight when the flag goes up.
-        let batches = evaluator.batches.load(Ordering::SeqCst);
+        let batches = backend.batches.load(Ordering::SeqCst);
         assert!(batches <= 20 + 2, "{batches} batches after the stop at 20");
         assert!(summary.to_string().contains(&format!("(stopped: {dropped} unfinished game(s) dropped)")), "{summary}");
     }

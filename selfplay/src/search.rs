@@ -11,13 +11,19 @@
 //!
 //! until [`Search::is_done`]. [`Search::play`] then moves the root, keeping the subtree.
 //!
+//! The simulations allocate nothing once a game's first moves have grown the buffers: paths
+//! live in one vector, leaves beyond the first are walked in positions kept at the root (not
+//! cloned per leaf), Gumbel's per-edge arithmetic writes into scratch vectors, and the tree is
+//! re-rooted into a second tree's memory (lc0 and KataGo reuse their search buffers the same
+//! way). selfplay/tests/allocations.rs counts.
+//!
 //! Root selection is PUCT (AlphaZero, with Dirichlet noise) or Gumbel AlphaZero's
 //! Gumbel-top-k with sequential halving; interior selection is PUCT, or Gumbel's deterministic
 //! "match the improved policy" rule.
 
-use std::sync::Arc;
+use std::{cell::RefCell, sync::Arc};
 
-use fairyzero_model::backend::{EvalRequest, Evaluation};
+use fairyzero_model::backend::{recycle_requests, Backend, EvalOutput, EvalRequest, EvalView};
 use fairyzero_rules::{Color, EndReason, Move, MoveList, Outcome, Position, Variant};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -158,13 +164,26 @@ pub struct RootMove {
     pub policy: f32,
 }
 
+/// A leaf waiting for its evaluation.
+#[derive(Clone, Copy, Debug)]
 struct Pending {
-    path: Vec<u32>,
-    /// The leaf position; `None` when the search's own position was left at the leaf.
-    position: Option<Position>,
+    /// `paths[path_start..path_end]`: the nodes from the root to the leaf.
+    path_start: u32,
+    path_end: u32,
+    /// Where the leaf's position is: `leaf_positions[k]`, or (`None`) the search's own position,
+    /// left at the leaf.
+    slot: Option<u32>,
+    /// Moves made from the root to the leaf, undone by [`Search::apply`].
     made: u32,
 }
 
+impl Pending {
+    fn path(&self) -> std::ops::Range<usize> {
+        self.path_start as usize..self.path_end as usize
+    }
+}
+
+#[derive(Clone, Debug, Default)]
 struct GumbelRoot {
     /// Gumbel noise per root edge (0 without noise).
     g: Vec<f32>,
@@ -176,10 +195,58 @@ struct GumbelRoot {
     schedule: gumbel::VisitSchedule,
 }
 
+/// Per-edge buffers of Gumbel's completed-Q arithmetic (and the root's Dirichlet noise),
+/// reused by every node of every simulation.
+#[derive(Clone, Debug, Default)]
+struct EdgeScratch {
+    q: Vec<f32>,
+    n: Vec<u32>,
+    completed: Vec<f32>,
+    sigma: Vec<f32>,
+    logits: Vec<f32>,
+    policy: Vec<f32>,
+    noise: Vec<f64>,
+}
+
+impl EdgeScratch {
+    /// The completed-Q inputs of `node` (per edge: q for the node's mover, visits), its completed
+    /// Q values and their sigma.
+    fn node_sigma(&mut self, t: &Tree, g: &GumbelConfig, node: u32) {
+        let s = sign(t.node(node).to_move);
+        self.q.clear();
+        self.n.clear();
+        for e in t.edges(node) {
+            let (q, n) = match t.children[e] {
+                NONE => (0.0, 0),
+                c => {
+                    let c = t.node(c);
+                    if c.n == 0 {
+                        (0.0, 0)
+                    } else {
+                        ((s * c.w / c.n as f64) as f32, c.n)
+                    }
+                }
+            };
+            self.q.push(q);
+            self.n.push(n);
+        }
+        let nd = t.node(node);
+        let raw = sign(nd.to_move) as f32 * nd.value;
+        gumbel::completed_q(raw, &t.priors[t.edges(node)], &self.q, &self.n, &mut self.completed);
+        gumbel::sigma(&self.completed, &self.n, g.c_visit, g.c_scale, &mut self.sigma);
+    }
+}
+
 /// The search state of one game.
 pub struct Search {
     tree: Tree,
+    /// The memory [`Search::play`] re-roots the tree into (then the two swap).
+    spare_tree: Tree,
+    reroot_stack: Vec<(u32, u32, usize)>,
     pos: Position,
+    /// With several leaves per round: one position per leaf in flight, each at the root between
+    /// rounds, walked to its leaf and back.
+    leaf_positions: Vec<Position>,
     params: SearchParams,
     adjudicator: Adjudicator,
     rng: ChaCha8Rng,
@@ -189,10 +256,22 @@ pub struct Search {
     sims_done: u32,
     evals: u32,
     root_prepared: bool,
-    /// Root priors before noise, to restore when the same root is searched again.
-    clean_priors: Option<Vec<f32>>,
+    /// Root priors before noise, to restore when the same root is searched again (when
+    /// `root_noised`).
+    clean_priors: Vec<f32>,
+    root_noised: bool,
     gumbel_root: Option<GumbelRoot>,
+    /// The buffers of the last Gumbel root, for the next one.
+    spare_gumbel_root: GumbelRoot,
     pending: Vec<Pending>,
+    /// The paths of the pending leaves, then that of the descent in progress.
+    paths: Vec<u32>,
+    /// A cell so that the results (`&self`, once per move) use it too; the simulations reach
+    /// it through `get_mut`, without a borrow check at run time.
+    scratch: RefCell<EdgeScratch>,
+    /// [`Search::step`]'s batch and answers, kept for the next step.
+    request_buffer: Vec<EvalRequest<'static>>,
+    evaluations: EvalOutput,
     collisions: u64,
 }
 
@@ -200,7 +279,10 @@ impl Search {
     pub fn new(pos: Position, params: SearchParams, adjudicator: Adjudicator, rng: ChaCha8Rng) -> Search {
         Search {
             tree: Tree::new(pos.side_to_move()),
+            spare_tree: Tree::default(),
+            reroot_stack: Vec::new(),
             pos,
+            leaf_positions: Vec::new(),
             params,
             adjudicator,
             rng,
@@ -210,16 +292,25 @@ impl Search {
             sims_done: 0,
             evals: 0,
             root_prepared: false,
-            clean_priors: None,
+            clean_priors: Vec::new(),
+            root_noised: false,
             gumbel_root: None,
+            spare_gumbel_root: GumbelRoot::default(),
             pending: Vec::new(),
+            paths: Vec::new(),
+            scratch: RefCell::default(),
+            request_buffer: Vec::new(),
+            evaluations: EvalOutput::new(),
             collisions: 0,
         }
     }
 
     /// The root position.
     pub fn position(&self) -> &Position {
-        debug_assert!(self.pending.iter().all(|p| p.position.is_some()), "position read while a leaf is made");
+        debug_assert!(
+            self.pending.iter().all(|p| p.slot.is_some() || p.made == 0),
+            "position read while a leaf is made"
+        );
         &self.pos
     }
 
@@ -257,16 +348,29 @@ impl Search {
     /// Starts a search of the current root; visits already in the tree are kept.
     pub fn begin(&mut self, options: SearchOptions) {
         assert!(self.pending.is_empty(), "begin() while leaves are pending");
-        if let Some(clean) = self.clean_priors.take() {
+        if self.root_noised {
             let r = self.tree.edges(Tree::ROOT);
-            self.tree.priors[r].copy_from_slice(&clean);
+            self.tree.priors[r].copy_from_slice(&self.clean_priors);
+            self.root_noised = false;
         }
         self.options = options;
         self.sims_started = 0;
         self.sims_done = 0;
         self.evals = 0;
         self.root_prepared = false;
-        self.gumbel_root = None;
+        self.drop_gumbel_root();
+    }
+
+    /// Forgets the Gumbel root state, keeping its memory for the next.
+    fn drop_gumbel_root(&mut self) {
+        if let Some(root) = self.gumbel_root.take() {
+            self.spare_gumbel_root = root;
+        }
+    }
+
+    /// The network's priors of the root before noise, when noise was added.
+    fn clean_priors(&self) -> Option<&[f32]> {
+        self.root_noised.then_some(self.clean_priors.as_slice())
     }
 
     /// Whether the root is a finished game (nothing to search).
@@ -290,10 +394,18 @@ impl Search {
     pub fn gather(&mut self) -> usize {
         assert!(self.pending.is_empty(), "gather() before apply()");
         let want = self.params.leaves_per_round.max(1) as usize;
+        // One leaf is walked in the search's own position and left there until `apply`; with
+        // more, each has a position of its own.
         let keep_made = want == 1;
+        if !keep_made {
+            while self.leaf_positions.len() < want {
+                self.leaf_positions.push(self.pos.clone());
+            }
+        }
         match self.tree.root().state {
             NodeState::Unexpanded => {
-                self.expand_or_finish(vec![Tree::ROOT], 0, keep_made);
+                self.paths.push(Tree::ROOT);
+                self.expand_or_finish(0, 0, None);
                 return self.pending.len();
             }
             NodeState::Terminal => return 0,
@@ -304,31 +416,41 @@ impl Search {
             self.prepare_root();
         }
         while self.pending.len() < want && self.sims_started < self.options.simulations {
-            if !self.select_one(keep_made) {
+            let slot = (!keep_made).then_some(self.pending.len() as u32);
+            if !self.select_one(slot) {
                 break;
             }
         }
         self.pending.len()
     }
 
+    /// The position a descent walks: `leaf_positions[slot]`, or the search's own.
+    fn walker(&mut self, slot: Option<u32>) -> &mut Position {
+        match slot {
+            Some(k) => &mut self.leaf_positions[k as usize],
+            None => &mut self.pos,
+        }
+    }
+
     /// The evaluator requests of the pending leaves, in order.
     pub fn requests<'a>(&'a self, out: &mut Vec<EvalRequest<'a>>) {
         for p in &self.pending {
-            let leaf = *p.path.last().expect("a path holds the root");
-            out.push(EvalRequest {
-                position: p.position.as_ref().unwrap_or(&self.pos),
-                moves: self.tree.edge_moves(leaf),
-            });
+            let leaf = self.paths[p.path_end as usize - 1];
+            let position = match p.slot {
+                Some(k) => &self.leaf_positions[k as usize],
+                None => &self.pos,
+            };
+            out.push(EvalRequest { position, moves: self.tree.edge_moves(leaf) });
         }
     }
 
     /// Stores the evaluations of the pending leaves (as many as [`Search::pending`], in order)
     /// and backs them up.
-    pub fn apply(&mut self, evals: &mut impl Iterator<Item = Evaluation>) {
-        let pending = std::mem::take(&mut self.pending);
-        for p in pending {
+    pub fn apply<'e>(&mut self, evals: &mut impl Iterator<Item = EvalView<'e>>) {
+        for i in 0..self.pending.len() {
+            let p = self.pending[i];
             let eval = evals.next().expect("one evaluation per pending leaf");
-            let leaf = *p.path.last().expect("a path holds the root");
+            let leaf = self.paths[p.path_end as usize - 1];
             let range = self.tree.edges(leaf);
             assert_eq!(
                 eval.policy.len(),
@@ -340,7 +462,7 @@ impl Search {
             let priors = &mut self.tree.priors[range];
             let sum: f32 = eval.policy.iter().map(|&p| if p.is_finite() { p.max(0.0) } else { 0.0 }).sum();
             if sum > 0.0 && sum.is_finite() {
-                for (dst, &p) in priors.iter_mut().zip(&eval.policy) {
+                for (dst, &p) in priors.iter_mut().zip(eval.policy) {
                     *dst = if p.is_finite() { p.max(0.0) / sum } else { 0.0 };
                 }
             } else {
@@ -357,36 +479,36 @@ impl Search {
             node.value = value;
             node.draw = draw;
             node.state = NodeState::Expanded;
-            for &id in &p.path {
+            for &id in &self.paths[p.path()] {
                 self.tree.node_mut(id).vl -= 1;
             }
-            self.backup(&p.path, value, draw);
+            backup(&mut self.tree, &self.paths[p.path()], value, draw);
             if leaf != Tree::ROOT {
                 self.sims_done += 1;
             }
-            if p.position.is_none() {
-                for _ in 0..p.made {
-                    self.pos.unmake();
-                }
-            }
+            self.undo(p.slot, p.made);
         }
+        self.pending.clear();
+        self.paths.clear();
     }
 
-    /// Runs the search to completion with `evaluator`, one search at a time (analysis, tests).
-    pub fn run(&mut self, evaluator: &dyn fairyzero_model::backend::Backend) {
+    /// Runs the search to completion with `backend`, one search at a time (analysis, tests).
+    pub fn run(&mut self, backend: &dyn Backend) {
         while !self.is_done() {
-            self.step(evaluator);
+            self.step(backend);
         }
     }
 
     /// One gather / evaluate / apply round.
-    pub fn step(&mut self, evaluator: &dyn fairyzero_model::backend::Backend) {
+    pub fn step(&mut self, backend: &dyn Backend) {
         if self.gather() > 0 {
-            let mut requests = Vec::with_capacity(self.pending.len());
+            let mut evaluations = std::mem::take(&mut self.evaluations);
+            let mut requests = recycle_requests(std::mem::take(&mut self.request_buffer));
             self.requests(&mut requests);
-            let evals = evaluator.evaluate(&requests);
-            drop(requests);
-            self.apply(&mut evals.into_iter());
+            backend.evaluate(&requests, &mut evaluations);
+            self.request_buffer = recycle_requests(requests);
+            self.apply(&mut evaluations.iter());
+            self.evaluations = evaluations;
         }
     }
 
@@ -394,11 +516,13 @@ impl Search {
     // Selection
     // -----------------------------------------------------------------------------------------
 
-    /// One descent. Returns false on a collision with a pending leaf.
-    fn select_one(&mut self, keep_made: bool) -> bool {
+    /// One descent, in the position of `slot` (see [`Search::walker`]). Returns false on a
+    /// collision with a pending leaf.
+    fn select_one(&mut self, slot: Option<u32>) -> bool {
         let sim_index = self.sims_started;
         self.sims_started += 1;
-        let mut path = vec![Tree::ROOT];
+        let path_start = self.paths.len();
+        self.paths.push(Tree::ROOT);
         let mut node = Tree::ROOT;
         let mut made = 0u32;
         let mut root_edge = None;
@@ -413,26 +537,29 @@ impl Search {
                         self.select_interior_edge(node)
                     };
                     let mv = self.tree.moves[e];
-                    self.pos.make(mv);
+                    let pos = self.walker(slot);
+                    pos.make(mv);
+                    let to_move = pos.side_to_move();
                     made += 1;
-                    let pos = &self.pos;
-                    node = self.tree.child_or_create(e, || pos.side_to_move());
-                    path.push(node);
+                    node = self.tree.child_or_create(e, || to_move);
+                    self.paths.push(node);
                 }
                 NodeState::Unexpanded => {
-                    self.expand_or_finish(path, made, keep_made);
+                    self.expand_or_finish(path_start, made, slot);
                     return true;
                 }
                 NodeState::Terminal => {
                     let n = self.tree.node(node);
                     let (value, draw) = (n.value, n.draw);
-                    self.backup(&path, value, draw);
+                    backup(&mut self.tree, &self.paths[path_start..], value, draw);
                     self.sims_done += 1;
-                    self.undo(made);
+                    self.undo(slot, made);
+                    self.paths.truncate(path_start);
                     return true;
                 }
                 NodeState::Pending => {
-                    self.undo(made);
+                    self.undo(slot, made);
+                    self.paths.truncate(path_start);
                     self.sims_started -= 1;
                     if let (Some(g), Some(e)) = (self.gumbel_root.as_mut(), root_edge) {
                         g.visits[e - self.tree.edges(Tree::ROOT).start] -= 1;
@@ -444,55 +571,44 @@ impl Search {
         }
     }
 
-    fn undo(&mut self, made: u32) {
+    fn undo(&mut self, slot: Option<u32>, made: u32) {
+        let pos = self.walker(slot);
         for _ in 0..made {
-            self.pos.unmake();
+            pos.unmake();
         }
     }
 
-    /// At an unexpanded leaf (the search position is there): a finished game is backed up,
-    /// anything else becomes a pending evaluation.
-    fn expand_or_finish(&mut self, path: Vec<u32>, made: u32, keep_made: bool) {
-        let leaf = *path.last().expect("a path holds the root");
-        self.pos.legal_moves(&mut self.legal);
-        if let Some(outcome) = self.adjudicator.outcome(&self.pos, &self.legal) {
+    /// At an unexpanded leaf (the position of `slot` is there; its path is `paths[path_start..]`):
+    /// a finished game is backed up, anything else becomes a pending evaluation.
+    fn expand_or_finish(&mut self, path_start: usize, made: u32, slot: Option<u32>) {
+        let leaf = *self.paths.last().expect("a path holds the root");
+        let pos = match slot {
+            Some(k) => &mut self.leaf_positions[k as usize],
+            None => &mut self.pos,
+        };
+        pos.legal_moves(&mut self.legal);
+        if let Some(outcome) = self.adjudicator.outcome(pos, &self.legal) {
             let (value, draw) = outcome_value(&outcome);
             let n = self.tree.node_mut(leaf);
             n.state = NodeState::Terminal;
             n.value = value;
             n.draw = draw;
             n.reason = Some(outcome.reason());
-            self.backup(&path, value, draw);
+            backup(&mut self.tree, &self.paths[path_start..], value, draw);
             if leaf != Tree::ROOT {
                 self.sims_done += 1;
             }
-            self.undo(made);
+            self.undo(slot, made);
+            self.paths.truncate(path_start);
             return;
         }
-        let legal = std::mem::take(&mut self.legal);
-        self.tree.set_edges(leaf, &legal);
-        self.legal = legal;
+        self.tree.set_edges(leaf, &self.legal);
         self.tree.node_mut(leaf).state = NodeState::Pending;
-        for &id in &path {
+        for &id in &self.paths[path_start..] {
             self.tree.node_mut(id).vl += 1;
         }
         self.evals += 1;
-        if keep_made {
-            self.pending.push(Pending { path, position: None, made });
-        } else {
-            let position = Some(self.pos.clone());
-            self.undo(made);
-            self.pending.push(Pending { path, position, made: 0 });
-        }
-    }
-
-    fn backup(&mut self, path: &[u32], value: f32, draw: f32) {
-        for &id in path {
-            let n = self.tree.node_mut(id);
-            n.n += 1;
-            n.w += value as f64;
-            n.d += draw as f64;
-        }
+        self.pending.push(Pending { path_start: path_start as u32, path_end: self.paths.len() as u32, slot, made });
     }
 
     /// Noise (PUCT) or the Gumbel root state, once the root's priors are known.
@@ -505,12 +621,16 @@ impl Search {
                 if let Some((alpha, eps)) = self.options.dirichlet {
                     if k >= 2 && eps > 0.0 {
                         let gamma = Gamma::new(alpha as f64, 1.0).expect("alpha > 0 was validated");
-                        let noise: Vec<f64> = (0..k).map(|_| gamma.sample(&mut self.rng)).collect();
+                        let noise = &mut self.scratch.get_mut().noise;
+                        noise.clear();
+                        noise.extend((0..k).map(|_| gamma.sample(&mut self.rng)));
                         let total: f64 = noise.iter().sum();
                         if total > 0.0 && total.is_finite() {
                             let priors = &mut self.tree.priors[range];
-                            self.clean_priors = Some(priors.to_vec());
-                            for (p, x) in priors.iter_mut().zip(noise) {
+                            self.clean_priors.clear();
+                            self.clean_priors.extend_from_slice(priors);
+                            self.root_noised = true;
+                            for (p, &x) in priors.iter_mut().zip(noise.iter()) {
                                 *p = (1.0 - eps) * *p + eps * (x / total) as f32;
                             }
                         }
@@ -519,28 +639,39 @@ impl Search {
             }
             SearchKind::Gumbel => {
                 let noise = self.options.gumbel_noise;
-                let g: Vec<f32> = (0..k)
-                    .map(|_| {
-                        if noise {
-                            let u: f64 = self.rng.gen_range(f64::MIN_POSITIVE..1.0);
-                            -(-u.ln()).ln() as f32
-                        } else {
-                            0.0
-                        }
-                    })
-                    .collect();
-                let logits: Vec<f32> = self.tree.priors[range].iter().map(|&p| gumbel::logit(p)).collect();
+                let mut root = std::mem::take(&mut self.spare_gumbel_root);
+                root.g.clear();
+                for _ in 0..k {
+                    root.g.push(if noise {
+                        let u: f64 = self.rng.gen_range(f64::MIN_POSITIVE..1.0);
+                        -(-u.ln()).ln() as f32
+                    } else {
+                        0.0
+                    });
+                }
+                root.logits.clear();
+                root.logits.extend(self.tree.priors[range].iter().map(|&p| gumbel::logit(p)));
                 // Gumbel-top-k by g + logit + sigma(q): sigma is the same for every move of a
                 // fresh root (the paper's top-k); with a reused tree it promotes the moves
                 // already known to be good, as mctx's scoring of unvisited actions does.
-                let sigma = self.root_sigma();
+                let scratch = self.scratch.get_mut();
+                scratch.node_sigma(&self.tree, &self.params.gumbel, Tree::ROOT);
+                let sigma = &scratch.sigma;
+                let (g, logits) = (&root.g, &root.logits);
                 let score = |a: usize| g[a] + logits[a] + sigma[a];
-                let mut order: Vec<usize> = (0..k).collect();
-                order.sort_by(|&a, &b| score(b).total_cmp(&score(a)).then(a.cmp(&b)));
+                let mut considered = std::mem::take(&mut root.considered);
+                considered.clear();
+                considered.extend(0..k);
+                // Ties are broken by index, so no two keys are equal and the unstable sort
+                // (which needs no buffer) orders as the stable one did.
+                considered.sort_unstable_by(|&a, &b| score(b).total_cmp(&score(a)).then(a.cmp(&b)));
                 let m = (self.params.gumbel.considered_actions as usize).min(k).max(1);
-                order.truncate(m);
-                let schedule = gumbel::VisitSchedule::new(m, self.options.simulations as usize);
-                self.gumbel_root = Some(GumbelRoot { g, logits, considered: order, visits: vec![0; k], schedule });
+                considered.truncate(m);
+                root.considered = considered;
+                root.visits.clear();
+                root.visits.resize(k, 0);
+                root.schedule.reset(m, self.options.simulations as usize);
+                self.gumbel_root = Some(root);
             }
         }
     }
@@ -550,7 +681,9 @@ impl Search {
             return self.select_puct(Tree::ROOT);
         }
         let first = self.tree.edges(Tree::ROOT).start;
-        let sigma = self.root_sigma();
+        let scratch = self.scratch.get_mut();
+        scratch.node_sigma(&self.tree, &self.params.gumbel, Tree::ROOT);
+        let sigma = &scratch.sigma;
         let g = self.gumbel_root.as_mut().expect("checked");
         let target = g.schedule.target(sim_index as usize);
         let eligible = |v: u32| v == target;
@@ -569,7 +702,7 @@ impl Search {
         first + best
     }
 
-    fn select_interior_edge(&self, node: u32) -> usize {
+    fn select_interior_edge(&mut self, node: u32) -> usize {
         match self.params.kind {
             SearchKind::Puct => self.select_puct(node),
             SearchKind::Gumbel => self.select_gumbel_interior(node),
@@ -620,66 +753,39 @@ impl Search {
         best
     }
 
-    /// Completed-Q inputs of a node: per edge (q for the node's mover, visits).
-    fn edge_stats(&self, node: u32) -> (Vec<f32>, Vec<u32>) {
-        let t = &self.tree;
-        let s = sign(t.node(node).to_move);
-        t.edges(node)
-            .map(|e| match t.children[e] {
-                NONE => (0.0, 0),
-                c => {
-                    let c = t.node(c);
-                    if c.n == 0 {
-                        (0.0, 0)
-                    } else {
-                        ((s * c.w / c.n as f64) as f32, c.n)
-                    }
-                }
-            })
-            .unzip()
-    }
-
-    fn node_sigma(&self, node: u32) -> (Vec<f32>, Vec<f32>, Vec<u32>) {
-        let (q, n) = self.edge_stats(node);
-        let t = &self.tree;
-        let nd = t.node(node);
-        let raw = sign(nd.to_move) as f32 * nd.value;
-        let completed = gumbel::completed_q(raw, &t.priors[t.edges(node)], &q, &n);
-        let g = &self.params.gumbel;
-        let sigma = gumbel::sigma(&completed, &n, g.c_visit, g.c_scale);
-        (sigma, completed, n)
-    }
-
-    fn root_sigma(&self) -> Vec<f32> {
-        self.node_sigma(Tree::ROOT).0
-    }
-
     /// Gumbel MuZero's interior rule: the child whose visit share lags its improved-policy
     /// weight the most.
-    fn select_gumbel_interior(&self, node: u32) -> usize {
+    fn select_gumbel_interior(&mut self, node: u32) -> usize {
         let t = &self.tree;
         let range = t.edges(node);
-        let (sigma, _, _) = self.node_sigma(node);
-        let logits: Vec<f32> = t.priors[range.clone()].iter().map(|&p| gumbel::logit(p)).collect();
-        let pi = gumbel::improved_policy(&logits, &sigma);
-        let visits: Vec<u32> = range
-            .clone()
-            .map(|e| match t.children[e] {
-                NONE => 0,
-                c => t.node(c).n + t.node(c).vl,
-            })
-            .collect();
-        let total: u32 = visits.iter().sum();
+        let scratch = self.scratch.get_mut();
+        scratch.node_sigma(t, &self.params.gumbel, node);
+        scratch.logits.clear();
+        scratch.logits.extend(t.priors[range.clone()].iter().map(|&p| gumbel::logit(p)));
+        gumbel::improved_policy(&scratch.logits, &scratch.sigma, &mut scratch.policy);
+        let visits = |e: usize| match t.children[e] {
+            NONE => 0,
+            c => t.node(c).n + t.node(c).vl,
+        };
+        let total: u32 = range.clone().map(visits).sum();
         let mut best = 0;
         let mut best_score = f32::NEG_INFINITY;
-        for i in 0..pi.len() {
-            let score = pi[i] - visits[i] as f32 / (1 + total) as f32;
+        for (i, e) in range.clone().enumerate() {
+            let score = scratch.policy[i] - visits(e) as f32 / (1 + total) as f32;
             if score > best_score {
                 best_score = score;
                 best = i;
             }
         }
         range.start + best
+    }
+
+    /// [`EdgeScratch::node_sigma`] of `node` for the results; the guard must be dropped before
+    /// the next call.
+    fn node_sigma(&self, node: u32) -> std::cell::RefMut<'_, EdgeScratch> {
+        let mut scratch = self.scratch.borrow_mut();
+        scratch.node_sigma(&self.tree, &self.params.gumbel, node);
+        scratch
     }
 
     // -----------------------------------------------------------------------------------------
@@ -707,7 +813,7 @@ impl Search {
                     (c.n, c.q(to_move).map(|q| q as f32))
                 };
                 // Show the priors the network gave, not the noised ones.
-                let prior = self.clean_priors.as_ref().map_or(t.priors[e], |c| c[i]);
+                let prior = self.clean_priors().map_or(t.priors[e], |c| c[i]);
                 RootMove { mv: t.moves[e], visits, prior, q, policy: policy[i] }
             })
             .collect()
@@ -720,17 +826,20 @@ impl Search {
         let range = t.edges(Tree::ROOT);
         match self.params.kind {
             SearchKind::Gumbel => {
-                let (sigma, _, _) = self.node_sigma(Tree::ROOT);
-                let logits: Vec<f32> = self.network_priors().iter().map(|&p| gumbel::logit(p)).collect();
-                gumbel::improved_policy(&logits, &sigma)
+                let mut scratch = self.node_sigma(Tree::ROOT);
+                let scratch = &mut *scratch;
+                scratch.logits.clear();
+                scratch.logits.extend(self.network_priors().iter().map(|&p| gumbel::logit(p)));
+                let mut policy = Vec::with_capacity(range.len());
+                gumbel::improved_policy(&scratch.logits, &scratch.sigma, &mut policy);
+                policy
             }
             SearchKind::Puct => {
-                let visits: Vec<u32> = range.clone().map(|e| t.child_visits(e)).collect();
-                let total: u32 = visits.iter().sum();
+                let total: u32 = range.clone().map(|e| t.child_visits(e)).sum();
                 if total == 0 {
-                    return self.network_priors();
+                    return self.network_priors().to_vec();
                 }
-                visits.iter().map(|&v| v as f32 / total as f32).collect()
+                range.map(|e| t.child_visits(e) as f32 / total as f32).collect()
             }
         }
     }
@@ -740,8 +849,8 @@ impl Search {
         self.tree.edges(Tree::ROOT).map(|e| self.tree.child_visits(e)).collect()
     }
 
-    fn network_priors(&self) -> Vec<f32> {
-        self.clean_priors.clone().unwrap_or_else(|| self.tree.priors[self.tree.edges(Tree::ROOT)].to_vec())
+    fn network_priors(&self) -> &[f32] {
+        self.clean_priors().unwrap_or(&self.tree.priors[self.tree.edges(Tree::ROOT)])
     }
 
     /// The search's value of the root for its side to move, and the draw probability: PUCT
@@ -766,13 +875,14 @@ impl Search {
                 _ => root_mean,
             },
             SearchKind::Gumbel => {
-                let (_, completed, n) = self.node_sigma(Tree::ROOT);
                 let pi = self.policy_weights();
-                let value: f32 = pi.iter().zip(&completed).map(|(p, q)| p * q).sum();
+                let scratch = self.node_sigma(Tree::ROOT);
+                let (completed, n) = (&scratch.completed, &scratch.n);
+                let value: f32 = pi.iter().zip(completed).map(|(p, q)| p * q).sum();
                 let draw: f32 = t
                     .edges(Tree::ROOT)
                     .zip(&pi)
-                    .zip(&n)
+                    .zip(n)
                     .map(|((e, p), &n)| {
                         let d =
                             if n > 0 { t.node(t.children[e]).draw_rate().unwrap_or(0.0) as f32 } else { root_mean.1 };
@@ -794,7 +904,8 @@ impl Search {
         let first = t.edges(Tree::ROOT).start;
         match (&self.gumbel_root, self.params.kind) {
             (Some(g), SearchKind::Gumbel) => {
-                let sigma = self.root_sigma();
+                let scratch = self.node_sigma(Tree::ROOT);
+                let sigma = &scratch.sigma;
                 let max_visits = g.considered.iter().map(|&a| g.visits[a]).max()?;
                 let a = g.considered.iter().copied().filter(|&a| g.visits[a] == max_visits).max_by(|&a, &b| {
                     (g.g[a] + g.logits[a] + sigma[a]).total_cmp(&(g.g[b] + g.logits[b] + sigma[b])).then(b.cmp(&a))
@@ -807,27 +918,28 @@ impl Search {
 
     /// Samples a move from the visit counts with a temperature (0: the most visited).
     pub fn sample_move(&mut self, temperature: f32) -> Option<Move> {
-        let visits = self.visit_counts();
-        if visits.is_empty() {
+        let t = &self.tree;
+        let range = t.edges(Tree::ROOT);
+        if range.is_empty() {
             return None;
         }
-        let total: u32 = visits.iter().sum();
+        let total: u32 = range.clone().map(|e| t.child_visits(e)).sum();
         if temperature <= 1e-3 || total == 0 {
             return self.best_move();
         }
-        let max = *visits.iter().max().expect("non-empty") as f64;
-        let weights: Vec<f64> = visits.iter().map(|&v| (v as f64 / max).powf(1.0 / temperature as f64)).collect();
-        let sum: f64 = weights.iter().sum();
+        let max = range.clone().map(|e| t.child_visits(e)).max().expect("non-empty") as f64;
+        let weight = |e: usize| (t.child_visits(e) as f64 / max).powf(1.0 / temperature as f64);
+        let sum: f64 = range.clone().map(weight).sum();
         let mut x = self.rng.gen::<f64>() * sum;
-        let first = self.tree.edges(Tree::ROOT).start;
-        for (i, w) in weights.iter().enumerate() {
-            if x < *w {
-                return Some(self.tree.moves[first + i]);
+        for e in range.clone() {
+            let w = weight(e);
+            if x < w {
+                return Some(t.moves[e]);
             }
             x -= w;
         }
-        let last = weights.iter().rposition(|&w| w > 0.0).expect("some move was visited");
-        Some(self.tree.moves[first + last])
+        let last = range.rev().find(|&e| weight(e) > 0.0).expect("some move was visited");
+        Some(t.moves[last])
     }
 
     /// The principal variation: most visited moves from the root, as far as visits go.
@@ -853,36 +965,48 @@ impl Search {
         assert!(self.pending.is_empty(), "play() while leaves are pending");
         let edge = self.tree.edges(Tree::ROOT).find(|&e| self.tree.moves[e] == mv);
         self.pos.make(mv);
+        for pos in &mut self.leaf_positions {
+            pos.make(mv);
+        }
         let child = edge.map_or(NONE, |e| self.tree.children[e]);
-        self.tree = if reuse
-            && child != NONE
-            && matches!(self.tree.node(child).state, NodeState::Expanded | NodeState::Terminal)
-        {
-            self.tree.extract(child)
+        if reuse && child != NONE && matches!(self.tree.node(child).state, NodeState::Expanded | NodeState::Terminal) {
+            self.tree.extract_into(child, &mut self.spare_tree, &mut self.reroot_stack);
+            std::mem::swap(&mut self.tree, &mut self.spare_tree);
         } else {
-            Tree::new(self.pos.side_to_move())
-        };
-        self.clean_priors = None;
-        self.gumbel_root = None;
+            self.tree.reset(self.pos.side_to_move());
+        }
+        self.root_noised = false;
+        self.drop_gumbel_root();
         self.root_prepared = false;
     }
 
     /// Replaces the root position (and drops the tree).
     pub fn set_position(&mut self, pos: Position, adjudicator: Adjudicator) {
         assert!(self.pending.is_empty(), "set_position() while leaves are pending");
-        self.tree = Tree::new(pos.side_to_move());
+        self.tree.reset(pos.side_to_move());
         self.pos = pos;
+        // Walked positions start from the root: cloned again from the new one when needed.
+        self.leaf_positions.clear();
         self.adjudicator = adjudicator;
-        self.clean_priors = None;
-        self.gumbel_root = None;
+        self.root_noised = false;
+        self.drop_gumbel_root();
         self.root_prepared = false;
     }
 
     /// Legal moves of the root and the game result if it is over.
-    pub fn root_status(&mut self) -> (MoveList, Option<Outcome>) {
-        let mut legal = MoveList::new();
-        self.pos.legal_moves(&mut legal);
-        let outcome = self.adjudicator.outcome(&self.pos, &legal);
-        (legal, outcome)
+    pub fn root_status(&mut self) -> (&[Move], Option<Outcome>) {
+        self.pos.legal_moves(&mut self.legal);
+        let outcome = self.adjudicator.outcome(&self.pos, &self.legal);
+        (&self.legal, outcome)
+    }
+}
+
+/// Adds a result to every node of `path`.
+fn backup(tree: &mut Tree, path: &[u32], value: f32, draw: f32) {
+    for &id in path {
+        let n = tree.node_mut(id);
+        n.n += 1;
+        n.w += value as f64;
+        n.d += draw as f64;
     }
 }

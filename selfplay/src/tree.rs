@@ -2,7 +2,10 @@
 //!
 //! A node is created when a search first walks into it; its edges (one per legal move, with
 //! the move, the prior and the child index) are allocated together when it is expanded, so a
-//! node's moves form one contiguous slice that can be handed to the evaluator as is.
+//! node's moves form one contiguous slice that can be handed to the evaluator as is. The four
+//! vectors are the only storage: a search keeps two trees and re-roots from one into the other
+//! ([`Tree::extract_into`], [`Tree::reset`]), so that once they have grown no move of a game
+//! allocates.
 //!
 //! Values are stored from Blue's point of view. Players do not strictly alternate (setup
 //! phases let one player choose several plies in a row), so a node records who is to move and
@@ -98,6 +101,19 @@ impl Tree {
         Tree { nodes: vec![Node::new(to_move)], ..Tree::default() }
     }
 
+    /// Makes this tree a lone unexpanded root, keeping its memory.
+    pub fn reset(&mut self, to_move: Color) {
+        self.clear();
+        self.nodes.push(Node::new(to_move));
+    }
+
+    fn clear(&mut self) {
+        self.nodes.clear();
+        self.moves.clear();
+        self.priors.clear();
+        self.children.clear();
+    }
+
     pub const ROOT: u32 = 0;
 
     #[inline]
@@ -171,12 +187,13 @@ impl Tree {
         best.map(|(e, _, _)| e)
     }
 
-    /// A new tree holding only the subtree under `new_root`, which must be a node of this tree.
-    /// Nothing may be in flight.
-    pub fn extract(&self, new_root: u32) -> Tree {
-        let mut out = Tree::default();
-        let mut stack = vec![(new_root, NONE, 0usize)];
+    /// Makes `out` (its memory reused) a tree holding only the subtree under `new_root`, which
+    /// must be a node of this tree. Nothing may be in flight. `stack` is scratch space.
+    pub fn extract_into(&self, new_root: u32, out: &mut Tree, stack: &mut Vec<(u32, u32, usize)>) {
+        out.clear();
+        stack.clear();
         // (old id, new parent, edge index in the new tree's parent range)
+        stack.push((new_root, NONE, 0usize));
         while let Some((old, parent_new, edge_new)) = stack.pop() {
             let node = self.nodes[old as usize].clone();
             debug_assert_eq!(node.vl, 0, "no visit in flight while re-rooting");
@@ -199,7 +216,6 @@ impl Tree {
                 }
             }
         }
-        out
     }
 }
 
@@ -221,11 +237,16 @@ mod tests {
         let aa = t.child_or_create(t.edges(a).start + 2, || Color::Blue);
         t.node_mut(aa).n = 7;
         t.node_mut(a).n = 8;
-        let sub = t.extract(a);
+        // Into a tree that held more: nothing of it survives.
+        let mut sub = t.clone();
+        t.extract_into(a, &mut sub, &mut Vec::new());
         assert_eq!(sub.nodes.len(), 2);
+        assert_eq!((sub.moves.len(), sub.priors.len(), sub.children.len()), (3, 3, 3));
         assert_eq!(sub.root().n, 8);
         assert_eq!(sub.edge_moves(0), &[m(5), m(6), m(7)]);
         assert_eq!(sub.child_visits(2), 7);
         assert_eq!(sub.children[0], NONE);
+        sub.reset(Color::Tan);
+        assert_eq!((sub.nodes.len(), sub.moves.len(), sub.root().to_move), (1, 0, Color::Tan));
     }
 }

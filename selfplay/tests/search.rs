@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use fairyzero_model::backend::{Backend, BackendInfo, EvalRequest, Evaluation, MockBackend};
+use fairyzero_model::backend::{Backend, BackendInfo, EvalOutput, EvalRequest, MockBackend};
 use fairyzero_rules::{Color, MoveList, Position};
 use fairyzero_selfplay::{
     config::{CapResult, SearchKind},
@@ -220,6 +220,7 @@ fn match_game(strong: u32, weak: u32, strong_color: Color, kind: SearchKind, see
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     loop {
         let (legal, outcome) = players[0].root_status();
+        let legal = legal.to_vec();
         if let Some(o) = outcome {
             return match o.winner() {
                 None => 0.5,
@@ -267,9 +268,9 @@ struct Counting {
 }
 
 impl Backend for Counting {
-    fn evaluate(&self, batch: &[EvalRequest<'_>]) -> Vec<Evaluation> {
+    fn evaluate(&self, batch: &[EvalRequest<'_>], out: &mut EvalOutput) {
         self.calls.lock().unwrap().push(batch.len());
-        self.inner.evaluate(batch)
+        self.inner.evaluate(batch, out)
     }
 
     fn info(&self) -> BackendInfo {

@@ -9,11 +9,11 @@ use std::{
 };
 
 use common::variant;
-use fairyzero_model::backend::{Backend, BackendInfo, EvalRequest, Evaluation, MockBackend};
+use fairyzero_model::backend::{Backend, BackendInfo, EvalOutput, EvalRequest, MockBackend};
 use fairyzero_selfplay::{
     config::{PlayoutCapConfig, SearchKind, SelfPlayConfig, SetupMode},
     export,
-    record::{self, GameRecord, SetupKind},
+    record::{self, GameRecord, SetupKind, Termination},
     run_selfplay,
     search::Adjudicator,
     RunOptions, Summary,
@@ -72,8 +72,8 @@ fn check_replay(game: &GameRecord, config: &SelfPlayConfig) {
     let mut legal = Vec::new();
     last.legal_moves(&mut legal);
     let outcome = adj.outcome(&last, &legal).expect("the game is over");
-    assert_eq!(outcome.reason().as_str(), game.result.reason);
-    assert_eq!(outcome.winner().map(record::color_key), game.result.winner.as_deref());
+    assert_eq!(game.result.reason.end_reason(), Some(outcome.reason()));
+    assert_eq!(outcome.winner(), game.result.winner);
 }
 
 #[test]
@@ -131,7 +131,7 @@ fn setup_phase_moves_are_played_and_learned() {
             assert!(m.mv.starts_with("set:"), "{}", m.mv);
             assert!(m.policy.is_some(), "setup choices are policy targets");
         }
-        assert_eq!(g.result.reason, "move cap");
+        assert_eq!(g.result.reason, Termination::MoveCap);
         check_replay(g, &config);
         let text = export::describe(g, &v, true).unwrap();
         assert!(text.contains("setup: set:"), "{text}");
@@ -231,9 +231,9 @@ struct Recording {
 }
 
 impl Backend for Recording {
-    fn evaluate(&self, batch: &[EvalRequest<'_>]) -> Vec<Evaluation> {
+    fn evaluate(&self, batch: &[EvalRequest<'_>], out: &mut EvalOutput) {
         self.batches.lock().unwrap().push(batch.len());
-        self.inner.evaluate(batch)
+        self.inner.evaluate(batch, out)
     }
 
     fn info(&self) -> BackendInfo {

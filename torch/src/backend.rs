@@ -23,7 +23,7 @@ use fairyzero_rules::Variant;
 use tch::Device;
 
 use fairyzero_model::{
-    backend::{Backend, BackendInfo, EvalRequest, Evaluation},
+    backend::{Backend, BackendInfo, EvalOutput, EvalRequest},
     config::NetConfig,
     encoding::{EncodedBatch, Encoding, StandardEncoding},
 };
@@ -53,7 +53,7 @@ impl Default for TorchBackendOptions {
 
 struct Job {
     batch: EncodedBatch,
-    reply: mpsc::SyncSender<Vec<Evaluation>>,
+    reply: mpsc::SyncSender<EvalOutput>,
 }
 
 #[derive(Default)]
@@ -113,7 +113,7 @@ impl TorchBackend {
 }
 
 impl Backend for TorchBackend {
-    fn evaluate(&self, batch: &[EvalRequest<'_>]) -> Vec<Evaluation> {
+    fn evaluate(&self, batch: &[EvalRequest<'_>], out: &mut EvalOutput) {
         let variant = self.encoding.variant();
         let mut replies = Vec::new();
         for chunk in batch.chunks(self.options.max_batch) {
@@ -133,10 +133,10 @@ impl Backend for TorchBackend {
                 .expect("the inference thread stopped (see its panic above)");
             replies.push(answer);
         }
-        replies
-            .into_iter()
-            .flat_map(|answer| answer.recv().expect("the inference thread stopped (see its panic above)"))
-            .collect()
+        out.clear();
+        for answer in replies {
+            out.extend_from(&answer.recv().expect("the inference thread stopped (see its panic above)"));
+        }
     }
 
     fn info(&self) -> BackendInfo {
@@ -189,9 +189,12 @@ fn inference_loop(net: Net, receiver: mpsc::Receiver<Job>, options: TorchBackend
         stats.forward_passes.fetch_add(1, Ordering::Relaxed);
         stats.positions.fetch_add(size as u64, Ordering::Relaxed);
 
-        let mut results = policies.into_iter().zip(wdl).map(|(policy, wdl)| Evaluation { policy, wdl });
+        let mut results = policies.iter().zip(wdl);
         for job in jobs {
-            let mine: Vec<Evaluation> = results.by_ref().take(job.batch.len()).collect();
+            let mut mine = EvalOutput::new();
+            for (policy, wdl) in results.by_ref().take(job.batch.len()) {
+                mine.push(policy, wdl);
+            }
             // A caller that gave up is no reason to stop serving the others.
             let _ = job.reply.send(mine);
         }
