@@ -44,7 +44,7 @@ TEST_CMD = $(CARGO) test --workspace
 help:
 	@echo "make train   run the main job (currently: $(MAIN_JOB))"
 	@echo "make test    run the whole test suite"
-	@echo "make build   build target/release/fairyzero"
+	@echo "make build   build target/release/fairyzero and its libtorch helper fairyzero-torch"
 	@echo "make setup   create the libtorch venv at $(FAIRYZERO_TORCH_VENV) if missing"
 	@echo "make lint    rustfmt --check and clippy"
 	@echo "make fuzz    run every fuzz target for FUZZ_SECONDS (default $(FUZZ_SECONDS)) each"
@@ -63,15 +63,21 @@ setup:
 	fi; \
 	mkdir -p $(TARGET_DIR); echo "$(VIRTUAL_ENV)" > $$stamp
 
+# Both programs: `fairyzero` links no libtorch and runs `fairyzero-torch`, next to it, for the
+# commands that need a network (train included).
 build: setup
-	$(CARGO) build --release --bin fairyzero
+	$(CARGO) build --release --bin fairyzero --bin fairyzero-torch
 
 train: build
 	$(MAIN_JOB)
 
-# No LD_LIBRARY_PATH: every binary that links libtorch gets a RUNPATH from torch/build.rs, and
-# the crates that must not link it are checked afterwards (tools/check-no-torch.sh).
+# Every binary first: the cli's tests run `fairyzero`, which runs `fairyzero-torch` for the
+# commands that need a network, and that one belongs to another package (torch-cli), which
+# cargo would not build for them. No LD_LIBRARY_PATH: every binary that links libtorch gets a
+# RUNPATH from torch/build.rs, and the crates that must not link it are checked afterwards
+# (tools/check-no-torch.sh).
 test: setup
+	$(CARGO) build --workspace --bins
 	$(TEST_CMD)
 	CARGO="$(CARGO)" tools/check-no-torch.sh
 

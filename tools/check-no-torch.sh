@@ -4,13 +4,14 @@
 # `torch` feature, and `ldd` finds no libtorch in any of their test binaries (nor in the lean
 # `fairyzero` binary, which the cli package builds). Run by `make test` after the tests; exits 1
 # naming each offender. Usage: tools/check-no-torch.sh [PACKAGE...] (default: the list below).
+# The test build it inspects is the workspace's (`cargo test --workspace --no-run`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CARGO=${CARGO:-cargo}
 
 packages=("$@")
 if [[ ${#packages[@]} == 0 ]]; then
-    packages=(fairyzero-rules fairyzero-model fairyzero-selfplay fairyzero-evaluator fairyzero-designer)
+    packages=(fairyzero-rules fairyzero-model fairyzero-selfplay fairyzero-evaluator fairyzero-designer fairyzero-cli)
 fi
 failed=0
 
@@ -36,22 +37,28 @@ for line in bad:
 sys.exit(1 if bad else 0)
 ' "${packages[@]}" || failed=1
 
-# Every executable the test build of these packages makes: unit and integration tests, examples
-# built for tests, and the binaries integration tests run.
-package_args=()
-for package in "${packages[@]}"; do package_args+=(--package "$package"); done
-mapfile -t executables < <($CARGO test --quiet --no-run "${package_args[@]}" --message-format=json \
+# Every executable of these packages in the workspace's test build (what `make test` has just
+# built, so nothing is rebuilt): unit and integration tests, and the binaries those run. The
+# whole workspace, not `-p` these packages, so that cargo resolves features as the tests did.
+mapfile -t executables < <($CARGO test --quiet --workspace --no-run --message-format=json \
     | python3 -c '
-import json, sys
+import json, re, sys
+wanted = set(sys.argv[1:])
 for line in sys.stdin:
     message = json.loads(line)
-    if message.get("reason") == "compiler-artifact" and message.get("executable"):
+    if message.get("reason") != "compiler-artifact" or not message.get("executable"):
+        continue
+    # "path+file:///…/rules#fairyzero-rules@0.1.0", "path+file:///…/name#0.1.0" (folder named
+    # as the package) or, before cargo 1.77, "fairyzero-rules 0.1.0 (…)".
+    package_id = message["package_id"]
+    if "#" in package_id:
+        url, fragment = package_id.rsplit("#", 1)
+        name = fragment.split("@")[0] if "@" in fragment else url.rstrip("/").rsplit("/", 1)[-1]
+    else:
+        name = package_id.split(" ")[0]
+    if name in wanted:
         print(message["executable"])
-' | sort -u)
-if [[ ${#executables[@]} == 0 ]]; then
-    echo "check-no-torch: the test build listed no executables" >&2
-    exit 1
-fi
+' "${packages[@]}" | sort -u)
 for executable in "${executables[@]}"; do
     if ldd "$executable" 2>&1 | grep -q 'libtorch\|libc10'; then
         echo "check-no-torch: $executable links libtorch:" >&2

@@ -1,11 +1,12 @@
-//! Runs the real `fairyzero` binary the way a user would: no `LD_LIBRARY_PATH`, so libtorch
-//! must be found through the binary's RUNPATH.
+//! Runs the real `fairyzero` binary the way a user would: no `LD_LIBRARY_PATH`, so the helper
+//! `fairyzero-torch`, which it runs for the commands that need a network, must find libtorch
+//! through its RUNPATH; `fairyzero` itself must not link libtorch at all.
 
 mod common;
 
 use std::process::Command;
 
-use common::{fairyzero, stdout};
+use common::{fairyzero, helper, stderr, stdout, FAIRYZERO};
 
 #[test]
 fn version_reports_libtorch_and_device() {
@@ -73,20 +74,74 @@ fn piece_values_refuses_flags_of_methods_not_run() {
     }
 }
 
-/// Without `--no-as-needed` (cli/build.rs) the linker silently drops libtorch_cuda.so and the
-/// binary never sees a GPU.
+/// `ldd`'s report on an executable, without `LD_LIBRARY_PATH`; `None` where there is no ldd.
+fn ldd(path: &std::path::Path) -> Option<String> {
+    let out = Command::new("ldd").arg(path).env_remove("LD_LIBRARY_PATH").output().ok()?;
+    Some(stdout(&out))
+}
+
+/// The lean program loads no libtorch: the rules commands start in milliseconds.
 #[test]
 #[cfg(target_os = "linux")]
-fn binary_links_libtorch_cuda_through_its_runpath() {
-    let Ok(out) = Command::new("ldd").arg(env!("CARGO_BIN_EXE_fairyzero")).env_remove("LD_LIBRARY_PATH").output()
-    else {
-        return; // no ldd on this machine
-    };
-    let text = stdout(&out);
+fn fairyzero_itself_links_no_libtorch() {
+    let Some(text) = ldd(std::path::Path::new(FAIRYZERO)) else { return };
+    assert!(text.contains("libc.so"), "not an ldd report: {text}");
+    for library in ["libtorch", "libc10"] {
+        assert!(!text.contains(library), "{FAIRYZERO} links {library}:\n{text}");
+    }
+}
+
+/// The helper finds libtorch through its RUNPATH (torch/build.rs), and keeps libtorch_cuda.so:
+/// without `--no-as-needed` the linker silently drops it and the program never sees a GPU.
+#[test]
+#[cfg(target_os = "linux")]
+fn the_helper_links_libtorch_cuda_through_its_runpath() {
+    let helper = helper();
+    let Some(text) = ldd(&helper) else { return };
     assert!(!text.contains("not found"), "{text}");
     assert!(text.contains("libtorch_cpu.so"), "{text}");
     if fairyzero_cuda_build() {
         assert!(text.contains("libtorch_cuda.so"), "{text}");
+    }
+    if let Ok(out) = Command::new("readelf").arg("-d").arg(&helper).output() {
+        let dynamic = stdout(&out);
+        let runpath =
+            dynamic.lines().find(|l| l.contains("(RUNPATH)")).unwrap_or_else(|| panic!("no RUNPATH:\n{dynamic}"));
+        assert!(runpath.contains("torch/lib"), "{runpath}");
+    }
+}
+
+/// Without the helper, `fairyzero` still runs what needs no network, reports what it can, and
+/// refuses the rest naming the missing file and how to build it.
+#[test]
+fn without_the_helper_networks_are_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let lonely = dir.path().join("fairyzero");
+    std::fs::copy(FAIRYZERO, &lonely).unwrap();
+    let run = |args: &[&str]| {
+        Command::new(&lonely)
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env_remove("RUST_LOG")
+            .output()
+            .unwrap()
+    };
+    let out = run(&["perft", "--variant", "chess", "--depth", "1"]);
+    assert!(out.status.success() && stdout(&out).ends_with("nodes 20\n"), "{out:?}");
+    let missing = dir.path().join("fairyzero-torch").display().to_string();
+    for args in [&["bench", "net"][..], &["analyse", "--variant", "gardner", "--nodes", "2", "--net", "random:tiny"]] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {out:?}");
+        let err = stderr(&out);
+        assert!(err.starts_with(&format!("error: {missing} is missing")), "{err}");
+        assert!(err.contains("cargo build --bins"), "{err}");
+    }
+    for args in [&["--version"][..], &["info"]] {
+        let out = run(args);
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        let text = stdout(&out);
+        assert!(text.contains(env!("CARGO_PKG_VERSION")) && text.contains("not linked into this program"), "{text}");
+        assert!(text.contains(&missing), "{text}");
     }
 }
 
@@ -100,7 +155,7 @@ fn fairyzero_cuda_build() -> bool {
 fn interrupted_selfplay_keeps_its_games() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("games");
-    let child = Command::new(env!("CARGO_BIN_EXE_fairyzero"))
+    let child = Command::new(FAIRYZERO)
         .args(["selfplay", "--config", "../configs/runs/selfplay-example.toml", "--variant", "gardner"])
         .args(["--games", "100000", "--simulations", "4", "--seed", "3", "--out"])
         .arg(&out)
@@ -147,7 +202,7 @@ fn interrupted_selfplay_keeps_its_games() {
 fn a_closed_stdout_pipe_is_not_a_panic() {
     let output = Command::new("sh")
         .arg("-c")
-        .arg(format!("{} perft --variant chess --depth 3 --divide | true", env!("CARGO_BIN_EXE_fairyzero")))
+        .arg(format!("{FAIRYZERO} perft --variant chess --depth 3 --divide | true"))
         .env_remove("LD_LIBRARY_PATH")
         .output()
         .unwrap();

@@ -15,7 +15,7 @@ use fairyzero_selfplay::{
 };
 
 use super::{rules::PositionArgs, selfplay::evaluator_for};
-use crate::limits;
+use crate::{limits, network::NetRuntime};
 
 #[derive(Debug, clap::Args)]
 pub struct AnalyseArgs {
@@ -57,7 +57,7 @@ pub struct AnalyseArgs {
     pub torch_threads: usize,
 }
 
-pub fn run(args: AnalyseArgs) -> Result<()> {
+pub fn run(args: AnalyseArgs, runtime: &dyn NetRuntime) -> Result<()> {
     let pos = args.position.position()?;
     let variant = Arc::clone(pos.variant());
     let mut params = match &args.config {
@@ -71,9 +71,9 @@ pub fn run(args: AnalyseArgs) -> Result<()> {
     }
     params.leaves_per_round = args.batch;
     // A fixed initialisation seed: analysing with `random:SIZE` twice gives the same net.
-    let (evaluator, _) =
-        evaluator_for(args.net.as_deref(), &variant, params.leaves_per_round as usize, Some(args.torch_threads), 0)
-            .context("setting up the network")?;
+    let batch = params.leaves_per_round as usize;
+    let (evaluator, _) = evaluator_for(args.net.as_deref(), &variant, batch, Some(args.torch_threads), 0, runtime)
+        .context("setting up the network")?;
     let mut analyzer = Analyzer::new(pos, params, evaluator.as_ref());
     let limits = Limits { nodes: args.nodes, time: args.time.map(Duration::from_secs_f64) };
     let analysis = analyzer.go(&limits, &AtomicBool::new(false));

@@ -2,14 +2,14 @@
 
 use clap::Args;
 
+use crate::network::NetRuntime;
+
 // The subcommand's help text is the doc comment of `Command::Info`.
 #[derive(Debug, Args)]
 pub struct InfoArgs {}
 
-pub fn run(_args: InfoArgs) -> anyhow::Result<()> {
-    let info = fairyzero_torch::runtime_info();
-    tracing::debug!(?info, "queried libtorch");
+pub fn run(_args: InfoArgs, net: &dyn NetRuntime) -> anyhow::Result<()> {
     println!("fairyzero:         {}", env!("CARGO_PKG_VERSION"));
-    println!("{info}");
+    println!("{}", net.info());
     Ok(())
 }

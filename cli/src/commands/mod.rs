@@ -4,23 +4,31 @@
 //! 1. write `foo.rs` with a `#[derive(clap::Args)] pub struct FooArgs` (its doc comments are
 //!    the `--help` text) and `pub fn run(args: FooArgs) -> anyhow::Result<()>`;
 //! 2. add `mod foo;` below, a `Foo(foo::FooArgs)` variant to [`Command`] (its doc comment is
-//!    the one-line summary in `fairyzero --help`) and its arm in [`Command::run`].
+//!    the one-line summary in `fairyzero --help`) and its arms in [`Command::run`] and
+//!    [`Command::libtorch_use`].
+//!
+//! A command that needs a network gets it from the [`NetRuntime`] passed to `run` (only the
+//! `fairyzero-torch` helper has a real one) and must say so in [`Command::libtorch_use`], so
+//! that the lean `fairyzero` hands it to the helper.
 //!
 //! Several related subcommands may share a file (e.g. `rules.rs` for `variants`, `perft`,
 //! `moves`). Return errors with context (`anyhow::Context`) rather than panicking: `main`
 //! prints them as `error: …` with their causes and exits non-zero.
 
-mod analyse;
-mod bench;
-mod designer;
-mod info;
-mod matches;
-mod rules;
-mod selfplay;
-mod show_game;
-mod train;
+pub mod analyse;
+pub mod bench;
+pub mod designer;
+pub mod info;
+pub mod matches;
+pub mod rules;
+pub mod selfplay;
+pub mod show_game;
+pub mod train;
 
 use clap::Subcommand;
+use fairyzero_evaluator::PlayerSpec;
+
+use crate::network::NetRuntime;
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -52,22 +60,54 @@ pub enum Command {
     Train(train::TrainArgs),
 }
 
+/// What a parsed command needs of libtorch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LibtorchUse {
+    /// Nothing: the lean `fairyzero` runs it.
+    None,
+    /// It reports on libtorch (`--version`, `info`): the helper runs it when present, else the
+    /// lean program reports what it can.
+    Reports,
+    /// A network: only the helper can run it.
+    Needs,
+}
+
 impl Command {
-    pub fn run(self) -> anyhow::Result<()> {
+    /// Whether this command, with these arguments, loads or builds a network.
+    pub fn libtorch_use(&self) -> LibtorchUse {
+        let needs = |yes: bool| if yes { LibtorchUse::Needs } else { LibtorchUse::None };
+        let checkpoint = |spec: &PlayerSpec| matches!(spec, PlayerSpec::Checkpoint { .. });
         match self {
-            Command::Info(args) => info::run(args),
+            Command::Info(_) => LibtorchUse::Reports,
+            Command::Variants(_) | Command::Moves(_) | Command::Perft(_) | Command::ShowGame(_) | Command::Rank(_) => {
+                LibtorchUse::None
+            }
+            Command::Selfplay(args) => needs(args.net.is_some()),
+            Command::Analyse(args) => needs(args.net.is_some()),
+            Command::Match(args) => needs(checkpoint(&args.a) || checkpoint(&args.b)),
+            Command::Balance(args) => needs(checkpoint(&args.player)),
+            Command::PieceValues(args) => {
+                needs(args.method.contains(&designer::Method::Probe) || args.player.as_ref().is_some_and(checkpoint))
+            }
+            Command::Bench(_) | Command::Train(_) => LibtorchUse::Needs,
+        }
+    }
+
+    pub fn run(self, net: &dyn NetRuntime) -> anyhow::Result<()> {
+        match self {
+            Command::Info(args) => info::run(args, net),
             Command::Variants(args) => rules::variants(args),
             Command::Moves(args) => rules::moves(args),
             Command::Perft(args) => rules::perft_command(args),
-            Command::Selfplay(args) => selfplay::run(args),
-            Command::Analyse(args) => analyse::run(args),
+            Command::Selfplay(args) => selfplay::run(args, net),
+            Command::Analyse(args) => analyse::run(args, net),
             Command::ShowGame(args) => show_game::run(args),
-            Command::Match(args) => matches::run_match_command(args),
+            Command::Match(args) => matches::run_match_command(args, net),
             Command::Rank(args) => matches::run_rank_command(args),
-            Command::Bench(args) => bench::run(args),
-            Command::Train(args) => train::run(args),
-            Command::Balance(args) => designer::balance(args),
-            Command::PieceValues(args) => designer::piece_values(args),
+            Command::Bench(args) => bench::run(args, net),
+            Command::Train(args) => net.train(args),
+            Command::Balance(args) => designer::balance(args, net),
+            Command::PieceValues(args) => designer::piece_values(args, net),
         }
     }
 }

@@ -1,22 +1,17 @@
 //! `fairyzero selfplay`: many games at once with batched network evaluation, written as
 //! compressed record chunks. Also home of the `--net` option shared with `analyse`.
 
-use std::{
-    path::{Path, PathBuf},
-    sync::Arc,
-    time::Duration,
-};
+use std::{path::PathBuf, sync::Arc, time::Duration};
 
 use anyhow::{bail, Context, Result};
-use fairyzero_model::{
-    backend::{Backend, MockBackend},
-    NetConfig,
-};
+use fairyzero_model::backend::{Backend, MockBackend};
 use fairyzero_rules::Variant;
 use fairyzero_selfplay::{bench, config::RunSelfPlay, run_selfplay, RunOptions};
-use fairyzero_torch::{TorchBackend, TorchBackendOptions};
 
-use crate::limits;
+use crate::{
+    limits,
+    network::{BackendOptions, NetRuntime, NetSpec},
+};
 
 #[derive(Debug, clap::Args)]
 pub struct SelfPlayArgs {
@@ -71,46 +66,30 @@ pub struct SelfPlayArgs {
     pub torch_threads: usize,
 }
 
-/// The evaluator named by `--net`, and its id for records. A `random:SIZE` net is initialised
-/// from `init_seed`, so that the same seed plays the same games.
+/// The evaluator named by `--net` (default: the uniform mock), and its id for records. A
+/// `random:SIZE` net is initialised from `init_seed`, so that the same seed plays the same
+/// games.
 pub fn evaluator_for(
     net: Option<&str>,
     variant: &Arc<Variant>,
     max_batch: usize,
     threads: Option<usize>,
     init_seed: u64,
+    runtime: &dyn NetRuntime,
 ) -> Result<(Box<dyn Backend>, String)> {
-    let options = TorchBackendOptions { max_batch: max_batch.max(1), threads, ..TorchBackendOptions::default() };
-    let device = fairyzero_torch::default_device();
-    match net {
-        None => {
-            let mock = MockBackend::uniform();
-            Ok((Box::new(mock), "uniform".to_string()))
-        }
-        Some(spec) if spec.starts_with("random:") => {
-            let size = &spec["random:".len()..];
-            let config = NetConfig::parse(size).map_err(anyhow::Error::msg).with_context(|| format!("--net {spec}"))?;
-            let net = fairyzero_torch::Net::seeded(&config, Arc::clone(variant), device, init_seed);
-            Ok((Box::new(TorchBackend::new(net, options)), format!("random-{config}")))
-        }
-        Some(path) => {
-            let dir = Path::new(path);
-            if !dir.exists() {
-                bail!("--net {path}: no such checkpoint directory (or use random:SIZE for an untrained net)");
-            }
-            let eval = TorchBackend::from_checkpoint(dir, Arc::clone(variant), None, device, options)
-                .with_context(|| format!("loading the checkpoint {path}"))?;
-            let id = dir.file_name().map_or_else(|| path.to_string(), |n| n.to_string_lossy().into_owned());
-            Ok((Box::new(eval), id))
-        }
-    }
+    let Some(text) = net else {
+        return Ok((Box::new(MockBackend::uniform()), "uniform".to_string()));
+    };
+    let spec = NetSpec::parse(text)?;
+    let options = BackendOptions { max_batch: max_batch.max(1), threads, init_seed };
+    runtime.search_backend(&spec, variant, &options)
 }
 
 fn clock_seed() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0)
 }
 
-pub fn run(args: SelfPlayArgs) -> Result<()> {
+pub fn run(args: SelfPlayArgs, runtime: &dyn NetRuntime) -> Result<()> {
     // Before the start-up log line, so that a Ctrl-C after it always stops cleanly.
     let stop = crate::interrupt::stop_flag();
     let run = RunSelfPlay::load(&args.config)?;
@@ -131,7 +110,8 @@ pub fn run(args: SelfPlayArgs) -> Result<()> {
     let variant = Variant::load(&variant_name).context("loading the variant")?;
     let per_batch = (config.games_in_parallel / config.threads.max(1) * config.leaves_per_game) as usize;
     let seed = args.seed.unwrap_or_else(clock_seed);
-    let (evaluator, net_id) = evaluator_for(args.net.as_deref(), &variant, per_batch, Some(args.torch_threads), seed)?;
+    let (evaluator, net_id) =
+        evaluator_for(args.net.as_deref(), &variant, per_batch, Some(args.torch_threads), seed, runtime)?;
     tracing::info!(
         "self-play: {} games of {} with {} ({:?}, {} simulations, {} games at once on {} threads), seed {seed}",
         args.games,
@@ -171,9 +151,12 @@ pub fn run(args: SelfPlayArgs) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::commands::{
-        analyse::{self, AnalyseArgs},
-        show_game::{self, ShowGameArgs},
+    use crate::{
+        commands::{
+            analyse::{self, AnalyseArgs},
+            show_game::{self, ShowGameArgs},
+        },
+        network::WithoutLibtorch,
     };
 
     /// `selfplay` with the uniform mock writes records that `show-game` reads; `analyse` runs.
@@ -202,7 +185,7 @@ mod tests {
             bench_raw: None,
             torch_threads: 1,
         };
-        run(args).unwrap();
+        run(args, &WithoutLibtorch).unwrap();
         let files: Vec<PathBuf> = std::fs::read_dir(&out).unwrap().map(|e| e.unwrap().path()).collect();
         assert_eq!(files.len(), 1);
         for pgn in [false, true] {
@@ -230,9 +213,9 @@ mod tests {
             "3",
         ])
         .unwrap();
-        analyse::run(parsed.args).unwrap();
-        let err =
-            evaluator_for(Some("/nonexistent/ckpt"), &Variant::load("gardner").unwrap(), 1, None, 0).err().unwrap();
+        analyse::run(parsed.args, &WithoutLibtorch).unwrap();
+        let gardner = Variant::load("gardner").unwrap();
+        let err = evaluator_for(Some("/nonexistent/ckpt"), &gardner, 1, None, 0, &WithoutLibtorch).err().unwrap();
         assert!(err.to_string().contains("no such checkpoint directory"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -1,9 +1,7 @@
-//! `fairyzero train`: the main job (see docs/training.md).
+//! `fairyzero train`: the main job (see docs/training.md). Its arguments; the trainer links
+//! libtorch, so the helper runs it (`NetRuntime::train`, torch-cli/src/main.rs).
 
 use std::path::PathBuf;
-
-use anyhow::Context;
-use fairyzero_trainer::{config::RunConfig, run::TrainOptions};
 
 #[derive(Debug, clap::Args)]
 pub struct TrainArgs {
@@ -29,24 +27,4 @@ pub struct TrainArgs {
     /// Print the resolved configuration and exit
     #[arg(long)]
     pub print_config: bool,
-}
-
-pub fn run(args: TrainArgs) -> anyhow::Result<()> {
-    let config = RunConfig::load(&args.config, &args.overrides)?;
-    if args.print_config {
-        print!("{}", config.to_toml());
-        return Ok(());
-    }
-    let summary = fairyzero_trainer::train(
-        config,
-        &TrainOptions {
-            rebuild_index: args.rebuild_index,
-            stop: Some(crate::interrupt::stop_flag()),
-            transfer: args.transfer,
-        },
-    )
-    .context("training")?;
-    print!("{}", summary.to_markdown());
-    println!("\nrun directory: {} (metrics.jsonl, tensorboard/, ranking.md, summary.md)", summary.run_dir);
-    Ok(())
 }

@@ -1,15 +1,36 @@
 //! What the tests that run the real `fairyzero` binary share. They run it as a user would:
-//! without `LD_LIBRARY_PATH` (libtorch must be found through the binary's RUNPATH) and without
+//! without `LD_LIBRARY_PATH` (the helper must find libtorch through its RUNPATH) and without
 //! the variables that change its output (`RUST_LOG`, `NO_COLOR`).
 
 // Each test binary uses a part of this module.
 #![allow(dead_code)]
 
-use std::process::{Command, Output};
+use std::{
+    path::PathBuf,
+    process::{Command, Output},
+};
+
+/// The lean `fairyzero` binary under test.
+pub const FAIRYZERO: &str = env!("CARGO_BIN_EXE_fairyzero");
+
+/// `fairyzero-torch`, which `fairyzero` runs for the commands that need a network: next to it.
+/// Another package builds it (torch-cli), so cargo does not build it for these tests: stop with
+/// a clear message rather than with "needs libtorch" errors in every network test.
+pub fn helper() -> PathBuf {
+    let path = PathBuf::from(FAIRYZERO).with_file_name("fairyzero-torch");
+    assert!(
+        path.is_file(),
+        "{} is missing: the cli tests run it through `fairyzero` for every command that needs a network; \
+         build it first with `cargo build --bins` (`make test` does)",
+        path.display()
+    );
+    path
+}
 
 /// `fairyzero ARGS`, run from the cli crate's folder (paths like `../configs/...`).
 pub fn command(args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_fairyzero"));
+    helper();
+    let mut command = Command::new(FAIRYZERO);
     command
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))

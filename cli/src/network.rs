@@ -1,0 +1,155 @@
+//! The seam between the commands and libtorch: [`NetRuntime`], implemented by the
+//! `fairyzero-torch` helper (torch-cli/), and [`WithoutLibtorch`], what the lean `fairyzero`
+//! has. The lean program hands every command that needs a network to the helper before it
+//! runs (see [`crate::Command::libtorch_use`]), so [`WithoutLibtorch`]'s errors are a safety
+//! net, never the normal path.
+
+use std::{
+    path::{Path, PathBuf},
+    sync::Arc,
+};
+
+use anyhow::{bail, Context, Result};
+use fairyzero_evaluator::CheckpointLoader;
+use fairyzero_model::{Backend, NetConfig};
+use fairyzero_rules::Variant;
+
+use crate::commands::{bench::NetBenchArgs, train::TrainArgs};
+
+/// A network for search, as `--net` names it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NetSpec {
+    /// `random:SIZE`: an untrained net of that size, initialised from a seed.
+    Random(NetConfig),
+    /// A checkpoint directory.
+    Checkpoint(PathBuf),
+}
+
+impl NetSpec {
+    /// Parses `--net`; a checkpoint must be an existing directory.
+    pub fn parse(text: &str) -> Result<NetSpec> {
+        if let Some(size) = text.strip_prefix("random:") {
+            let config = NetConfig::parse(size).map_err(anyhow::Error::msg).with_context(|| format!("--net {text}"))?;
+            return Ok(NetSpec::Random(config));
+        }
+        let dir = Path::new(text);
+        if !dir.exists() {
+            bail!("--net {text}: no such checkpoint directory (or use random:SIZE for an untrained net)");
+        }
+        Ok(NetSpec::Checkpoint(dir.to_path_buf()))
+    }
+}
+
+/// How a search backend is set up.
+#[derive(Clone, Copy, Debug)]
+pub struct BackendOptions {
+    /// Largest batch the searches send at once.
+    pub max_batch: usize,
+    /// Intra-op threads of the inference thread (`None`: the runtime's default).
+    pub threads: Option<usize>,
+    /// Seed of a `random:` net's initial weights.
+    pub init_seed: u64,
+}
+
+/// What the commands need from libtorch.
+pub trait NetRuntime {
+    /// The lines after `fairyzero VERSION` in `--version`: the libtorch build and the device.
+    fn version_lines(&self) -> Vec<String>;
+
+    /// `info`'s report after the fairyzero line: versions, device, threads, CPU back-ends.
+    fn info(&self) -> String;
+
+    /// `spec` as a backend for search, and its id for game records.
+    fn search_backend(
+        &self,
+        spec: &NetSpec,
+        variant: &Arc<Variant>,
+        options: &BackendOptions,
+    ) -> Result<(Box<dyn Backend>, String)>;
+
+    /// Loads checkpoint players for matches and the designer tools; `None`: checkpoint players
+    /// are refused (the evaluator's `NoLoader` error).
+    fn checkpoint_loader(&self, threads: Option<usize>) -> Option<Box<dyn CheckpointLoader>>;
+
+    /// `fairyzero train`.
+    fn train(&self, args: TrainArgs) -> Result<()>;
+
+    /// `fairyzero bench net`.
+    fn bench_net(&self, args: NetBenchArgs) -> Result<()>;
+}
+
+/// The lean `fairyzero`'s runtime: it reports that libtorch lives in the helper.
+pub struct WithoutLibtorch;
+
+impl WithoutLibtorch {
+    fn refuse(what: &str) -> anyhow::Error {
+        let helper = crate::helper::path().map_or_else(|e| format!("({e})"), |p| p.display().to_string());
+        anyhow::anyhow!("{what} needs libtorch, which this program does not link: run it with {helper}")
+    }
+
+    fn helper_state() -> String {
+        match crate::helper::path() {
+            Ok(path) if path.is_file() => format!("in {}", path.display()),
+            Ok(path) => crate::helper::missing(&path),
+            Err(e) => format!("helper not found ({e:#})"),
+        }
+    }
+}
+
+impl NetRuntime for WithoutLibtorch {
+    fn version_lines(&self) -> Vec<String> {
+        vec![format!("libtorch: not linked into this program; networks run {}", Self::helper_state())]
+    }
+
+    fn info(&self) -> String {
+        format!("libtorch:          not linked into this program; networks run {}", Self::helper_state())
+    }
+
+    fn search_backend(
+        &self,
+        spec: &NetSpec,
+        _: &Arc<Variant>,
+        _: &BackendOptions,
+    ) -> Result<(Box<dyn Backend>, String)> {
+        Err(Self::refuse(&format!("the network {spec:?}")))
+    }
+
+    fn checkpoint_loader(&self, _threads: Option<usize>) -> Option<Box<dyn CheckpointLoader>> {
+        None
+    }
+
+    fn train(&self, _args: TrainArgs) -> Result<()> {
+        Err(Self::refuse("`train`"))
+    }
+
+    fn bench_net(&self, _args: NetBenchArgs) -> Result<()> {
+        Err(Self::refuse("`bench net`"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn net_specs_parse() {
+        assert_eq!(NetSpec::parse("random:tiny").unwrap(), NetSpec::Random(NetConfig::tiny()));
+        let dir = std::env::temp_dir();
+        assert_eq!(NetSpec::parse(dir.to_str().unwrap()).unwrap(), NetSpec::Checkpoint(dir.clone()));
+        let err = NetSpec::parse("/nonexistent/ckpt").unwrap_err();
+        assert!(err.to_string().contains("no such checkpoint directory"), "{err}");
+        let err = format!("{:#}", NetSpec::parse("random:huge").unwrap_err());
+        assert!(err.starts_with("--net random:huge"), "{err}");
+    }
+
+    /// The lean program's runtime refuses, naming the helper, rather than panicking.
+    #[test]
+    fn the_lean_runtime_names_the_helper() {
+        let v = Variant::load("gardner").unwrap();
+        let options = BackendOptions { max_batch: 1, threads: None, init_seed: 0 };
+        let err = WithoutLibtorch.search_backend(&NetSpec::Random(NetConfig::tiny()), &v, &options).err().unwrap();
+        assert!(err.to_string().contains("fairyzero-torch"), "{err}");
+        assert!(WithoutLibtorch.checkpoint_loader(Some(1)).is_none());
+        assert!(WithoutLibtorch.version_lines()[0].contains("fairyzero-torch"));
+    }
+}

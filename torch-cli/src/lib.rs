@@ -1,0 +1,109 @@
+//! The libtorch side of the `fairyzero` command line: [`TorchRuntime`], the
+//! [`NetRuntime`] that builds and loads networks, loads checkpoint players, trains and benchmarks
+//! the net. The commands themselves (their arguments, their output) are the `fairyzero-cli`
+//! library's; the `fairyzero-torch` binary runs them with this runtime.
+
+mod bench;
+
+use std::{path::Path, sync::Arc};
+
+use anyhow::Context;
+use fairyzero_cli::{
+    commands::{bench::NetBenchArgs, train::TrainArgs},
+    network::{BackendOptions, NetSpec},
+    NetRuntime,
+};
+use fairyzero_evaluator::{CheckpointLoader, LoadError, LoadProblem, LoadedCheckpoint};
+use fairyzero_model::Backend;
+use fairyzero_rules::Variant;
+use fairyzero_torch::{Net, TorchBackend, TorchBackendOptions};
+use fairyzero_trainer::{config::RunConfig, run::TrainOptions};
+
+/// Networks on libtorch, on the default device (the first CUDA device, else the CPU).
+pub struct TorchRuntime;
+
+impl NetRuntime for TorchRuntime {
+    fn version_lines(&self) -> Vec<String> {
+        let info = fairyzero_torch::runtime_info();
+        vec![format!("libtorch {}", info.torch_summary()), format!("device: {}", info.device_summary())]
+    }
+
+    fn info(&self) -> String {
+        let info = fairyzero_torch::runtime_info();
+        tracing::debug!(?info, "queried libtorch");
+        info.to_string()
+    }
+
+    fn search_backend(
+        &self,
+        spec: &NetSpec,
+        variant: &Arc<Variant>,
+        options: &BackendOptions,
+    ) -> anyhow::Result<(Box<dyn Backend>, String)> {
+        let torch_options = TorchBackendOptions {
+            max_batch: options.max_batch,
+            threads: options.threads,
+            ..TorchBackendOptions::default()
+        };
+        let device = fairyzero_torch::default_device();
+        match spec {
+            NetSpec::Random(config) => {
+                let net = Net::seeded(config, Arc::clone(variant), device, options.init_seed);
+                Ok((Box::new(TorchBackend::new(net, torch_options)), format!("random-{config}")))
+            }
+            NetSpec::Checkpoint(dir) => {
+                let backend = TorchBackend::from_checkpoint(dir, Arc::clone(variant), None, device, torch_options)
+                    .with_context(|| format!("loading the checkpoint {}", dir.display()))?;
+                let id =
+                    dir.file_name().map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into_owned());
+                Ok((Box::new(backend), id))
+            }
+        }
+    }
+
+    fn checkpoint_loader(&self, threads: Option<usize>) -> Option<Box<dyn CheckpointLoader>> {
+        Some(Box::new(TorchLoader { threads }))
+    }
+
+    fn train(&self, args: TrainArgs) -> anyhow::Result<()> {
+        let config = RunConfig::load(&args.config, &args.overrides)?;
+        if args.print_config {
+            print!("{}", config.to_toml());
+            return Ok(());
+        }
+        let summary = fairyzero_trainer::train(
+            config,
+            &TrainOptions {
+                rebuild_index: args.rebuild_index,
+                stop: Some(fairyzero_cli::interrupt::stop_flag()),
+                transfer: args.transfer,
+            },
+        )
+        .context("training")?;
+        print!("{}", summary.to_markdown());
+        println!("\nrun directory: {} (metrics.jsonl, tensorboard/, ranking.md, summary.md)", summary.run_dir);
+        Ok(())
+    }
+
+    fn bench_net(&self, args: NetBenchArgs) -> anyhow::Result<()> {
+        bench::bench_net(args)
+    }
+}
+
+/// Loads checkpoints with libtorch for the evaluator and designer crates (which do not link it).
+struct TorchLoader {
+    threads: Option<usize>,
+}
+
+impl CheckpointLoader for TorchLoader {
+    fn load(&self, path: &Path, variant: &Arc<Variant>) -> Result<LoadedCheckpoint, LoadError> {
+        if !path.is_dir() {
+            return Err(LoadError::new(path, LoadProblem::NotADirectory));
+        }
+        let options = TorchBackendOptions { threads: self.threads, ..TorchBackendOptions::default() };
+        let device = fairyzero_torch::default_device();
+        let eval = TorchBackend::from_checkpoint(path, Arc::clone(variant), None, device, options)
+            .map_err(|e| LoadError::unreadable(path, e))?;
+        Ok(LoadedCheckpoint { evaluator: Arc::new(eval), step: None })
+    }
+}
