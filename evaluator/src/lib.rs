@@ -48,7 +48,7 @@ pub use player::{
 pub use ranking::{rank_run, Ranking};
 pub use ratings::{rate_records, CiMethod, RatingOptions, Ratings};
 pub use search_player::{SearchPlayer, SearchPlayerConfig};
-pub use sprt::{SprtDecision, SprtParams, SprtStatus};
+pub use sprt::{SprtDecision, SprtError, SprtParams, SprtStatus};
 pub use store::ResultStore;
 pub use values::{PieceValues, ValueSource};
 

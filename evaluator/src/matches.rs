@@ -153,15 +153,19 @@ impl std::fmt::Display for Adjudication {
 }
 
 impl std::str::FromStr for Adjudication {
-    type Err = String;
+    type Err = UnknownAdjudication;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "draw" => Ok(Adjudication::Draw),
             "material" => Ok(Adjudication::Material),
-            _ => Err(format!("unknown adjudication {s:?} (expected draw or material)")),
+            _ => Err(UnknownAdjudication(s.to_string())),
         }
     }
 }
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown adjudication {0:?} (expected draw or material)")]
+pub struct UnknownAdjudication(pub String);
 
 /// An opening: the moves from the variant's start.
 #[derive(Clone, Debug, PartialEq)]

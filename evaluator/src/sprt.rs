@@ -53,6 +53,17 @@ pub struct SprtStatus {
     pub decision: Option<SprtDecision>,
 }
 
+/// An SPRT that is not well defined ([`SprtParams::validate`]).
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+pub enum SprtError {
+    #[error("ELO0 and ELO1 must be finite numbers from -{MAX_ELO} to {MAX_ELO} (got {elo0}, {elo1})")]
+    EloRange { elo0: f64, elo1: f64 },
+    #[error("ELO0 must be less than ELO1 (got {elo0}, {elo1})")]
+    EloOrder { elo0: f64, elo1: f64 },
+    #[error("ALPHA and BETA must be more than 0 and less than 0.5 (got {alpha}, {beta})")]
+    Rates { alpha: f64, beta: f64 },
+}
+
 /// The largest Elo difference a hypothesis may name: beyond it the expected scores of both
 /// hypotheses round to the same value and the test would never decide.
 pub const MAX_ELO: f64 = 1000.0;
@@ -60,23 +71,18 @@ pub const MAX_ELO: f64 = 1000.0;
 impl SprtParams {
     /// `Ok` when the test is well defined: finite `elo0 < elo1` within ±[`MAX_ELO`], and
     /// `alpha`, `beta` strictly between 0 and 0.5. The error says what is allowed.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), SprtError> {
         let elo_ok = |e: f64| e.is_finite() && e.abs() <= MAX_ELO;
         let rate_ok = |p: f64| p > 0.0 && p < 0.5;
-        if !elo_ok(self.elo0) || !elo_ok(self.elo1) {
-            return Err(format!(
-                "ELO0 and ELO1 must be finite numbers from -{MAX_ELO} to {MAX_ELO} (got {}, {})",
-                self.elo0, self.elo1
-            ));
+        let (elo0, elo1, alpha, beta) = (self.elo0, self.elo1, self.alpha, self.beta);
+        if !elo_ok(elo0) || !elo_ok(elo1) {
+            return Err(SprtError::EloRange { elo0, elo1 });
         }
-        if self.elo0 >= self.elo1 {
-            return Err(format!("ELO0 must be less than ELO1 (got {}, {})", self.elo0, self.elo1));
+        if elo0 >= elo1 {
+            return Err(SprtError::EloOrder { elo0, elo1 });
         }
-        if !rate_ok(self.alpha) || !rate_ok(self.beta) {
-            return Err(format!(
-                "ALPHA and BETA must be more than 0 and less than 0.5 (got {}, {})",
-                self.alpha, self.beta
-            ));
+        if !rate_ok(alpha) || !rate_ok(beta) {
+            return Err(SprtError::Rates { alpha, beta });
         }
         Ok(())
     }

@@ -442,7 +442,7 @@ pub fn parse_chunk(path: &Path, text: &[u8]) -> Result<Vec<GameRecord>, RecordEr
             continue;
         }
         let game: GameRecord =
-            from_json_line(&line).map_err(|message| err(RecordProblem::Game { line: line_no, message }))?;
+            from_json_line(&line).map_err(|e| err(RecordProblem::Game { line: line_no, message: e.to_string() }))?;
         if game.variant != header.variant || game.variant_hash != header.variant_hash {
             return Err(err(RecordProblem::Game {
                 line: line_no,
@@ -459,18 +459,23 @@ pub fn parse_chunk(path: &Path, text: &[u8]) -> Result<Vec<GameRecord>, RecordEr
 
 /// One JSON line as a `T`. A bad value is named by its field's path (`unknown variant ... (field
 /// result.reason)`), which serde_json alone leaves out.
-pub fn from_json_line<T: DeserializeOwned>(line: &str) -> Result<T, String> {
+pub fn from_json_line<T: DeserializeOwned>(line: &str) -> Result<T, LineError> {
     let mut de = serde_json::Deserializer::from_str(line);
     let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = e.path().to_string();
-        if path == "." {
-            e.inner().to_string()
-        } else {
-            format!("{} (field {path})", e.inner())
-        }
+        LineError { field: (path != ".").then_some(path), error: e.into_inner() }
     })?;
-    de.end().map_err(|e| e.to_string())?;
+    de.end().map_err(|error| LineError { field: None, error })?;
     Ok(value)
+}
+
+/// A JSON line that is not the record it should be, and the field where it went wrong.
+#[derive(Debug, thiserror::Error)]
+#[error("{error}{}", .field.as_ref().map(|f| format!(" (field {f})")).unwrap_or_default())]
+pub struct LineError {
+    /// The path of the field (`result.reason`); `None` at the top level.
+    pub field: Option<String>,
+    pub error: serde_json::Error,
 }
 
 /// The games of a directory, and the files that could not be read.
@@ -747,7 +752,7 @@ mod tests {
         ] {
             let bad = good.replacen(from, to, 1);
             assert_ne!(bad, good);
-            let err = from_json_line::<GameRecord>(&bad).unwrap_err();
+            let err = from_json_line::<GameRecord>(&bad).unwrap_err().to_string();
             assert!(err.contains(&format!("unknown variant `{value}`")), "{err}");
             assert!(err.ends_with(&format!("(field {field})")), "{err}");
         }
