@@ -184,7 +184,7 @@ pub(crate) fn run_experiments(
     progress: Option<&DesignProgress<'_>>,
 ) -> Result<(), Error> {
     let existing = store.load()?.records;
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(options.threads).build()?;
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(options.threads).build().map_err(Error::Threads)?;
     let done = std::sync::atomic::AtomicUsize::new(0);
     let total = experiments.len() * options.games;
     let variant_hash = format!("{:016x}", variant.hash);

@@ -48,7 +48,9 @@ pub use imbalance::{check_piece_value_player, run_piece_values, Imbalance, Piece
 pub use material::{fit_values, load_games, probe_values, MaterialOptions, MethodReport, MethodRow};
 pub use tables::{write_comparison, write_method_files};
 
-/// Why a measurement could not be made, or its results not be written.
+/// Why a measurement could not be made, or its results not be written. A cause is either in
+/// the message or, for the transparent variants, the inner error's: never both, so that a chain
+/// printer (the CLI's anyhow) does not print it twice.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The player knows the values it is asked to measure.
@@ -69,8 +71,8 @@ pub enum Error {
     #[error("{experiment}: no opening that does not end the game")]
     NoOpening { experiment: String },
     #[error("cannot start the game threads: {0}")]
-    Threads(#[from] rayon::ThreadPoolBuildError),
-    #[error("reading self-play games: {0}")]
+    Threads(rayon::ThreadPoolBuildError),
+    #[error(transparent)]
     Records(#[from] fairyzero_selfplay::record::RecordError),
     #[error("{}: no self-play games of variant {variant} ({hash}) ({files} files read, {skipped} skipped)", dir.display())]
     NoGames { dir: PathBuf, variant: String, hash: String, files: usize, skipped: usize },
@@ -82,8 +84,8 @@ pub enum Error {
     FitReferenceNeverTraded { reference: String, games: usize },
     #[error("fit: the normal equations are singular")]
     FitSingular,
-    #[error("{}: {source}", path.display())]
-    Io { path: PathBuf, source: std::io::Error },
+    #[error("{}: {error}", path.display())]
+    Io { path: PathBuf, error: std::io::Error },
     #[error("plot {}: {message}", path.display())]
     Plot { path: PathBuf, message: String },
     /// The results store, a player or a checkpoint (the evaluator's errors).

@@ -8,7 +8,7 @@ use fairyzero_evaluator::{plot::fonts_available, ranking::write_atomic};
 use crate::{imbalance::PieceValueReport, material::MethodReport, Error};
 
 pub(crate) fn io_err(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
-    move |source| Error::Io { path: path.to_path_buf(), source }
+    move |error| Error::Io { path: path.to_path_buf(), error }
 }
 
 /// Writes `OUT/STEM.csv`, `OUT/STEM.md` and the bar chart `OUT/STEM.png`, each atomically.
