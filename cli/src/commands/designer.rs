@@ -12,11 +12,12 @@ use fairyzero_designer::{
     fit_values, load_games, probe_values, run_balance, run_piece_values, write_comparison, write_method_files,
     DesignOptions, MaterialOptions, MethodReport, SetupSelection,
 };
-use fairyzero_evaluator::{store::ensure_writable_dir, CheckpointLoader, PlayerSpec, ResultStore, SearchPlayerConfig};
+use fairyzero_evaluator::{
+    store::ensure_writable_dir, LoadError, LoadProblem, PlayerSpec, ResultStore, SearchPlayerConfig,
+};
 use fairyzero_rules::Variant;
 
-use super::matches::TorchLoader;
-use crate::limits;
+use crate::{limits, network::NetRuntime};
 
 #[derive(Debug, clap::Args)]
 pub struct BalanceArgs {
@@ -26,8 +27,8 @@ pub struct BalanceArgs {
 
     /// The player, playing both sides: random, greedy[:values=SOURCE], alphabeta:DEPTH[:values=SOURCE]
     /// or a checkpoint directory [@SIMULATIONS]
-    #[arg(long)]
-    pub player: String,
+    #[arg(long, value_parser = PlayerSpec::parse)]
+    pub player: PlayerSpec,
 
     /// New games (per initial array with --setups; at most 10,000,000)
     #[arg(long, default_value_t = 100, value_parser = limits::count::<usize>(1, limits::MAX_GAMES))]
@@ -99,8 +100,8 @@ pub struct PieceValuesArgs {
 
     /// The player of `matches`, both sides: alphabeta/greedy need values=uniform or
     /// values=mobility; or a checkpoint directory [@SIMULATIONS]
-    #[arg(long)]
-    pub player: Option<String>,
+    #[arg(long, value_parser = PlayerSpec::parse)]
+    pub player: Option<PlayerSpec>,
 
     /// The net of `probe` (a checkpoint directory; default: the --player checkpoint)
     #[arg(long)]
@@ -155,11 +156,9 @@ pub enum Method {
     Fit,
 }
 
-fn player(text: &str, v: &Arc<Variant>) -> Result<(PlayerSpec, fairyzero_evaluator::Contestant)> {
-    let spec = PlayerSpec::parse(text)?;
-    let loader = TorchLoader { threads: Some(1) };
-    let c = spec.contestant(v, Some(&loader), &SearchPlayerConfig::default())?;
-    Ok((spec, c))
+fn player(spec: &PlayerSpec, v: &Arc<Variant>, net: &dyn NetRuntime) -> Result<fairyzero_evaluator::Contestant> {
+    let loader = net.checkpoint_loader(Some(1));
+    Ok(spec.contestant(v, loader.as_deref(), &SearchPlayerConfig::default())?)
 }
 
 /// Refuses an output directory that cannot take the results, before any game is played.
@@ -171,9 +170,9 @@ fn ensure_out_writable(out: &Path) -> Result<()> {
     check().with_context(|| format!("--out {}: the results could not be written there", out.display()))
 }
 
-pub fn balance(args: BalanceArgs) -> Result<()> {
+pub fn balance(args: BalanceArgs, net: &dyn NetRuntime) -> Result<()> {
     let variant = Variant::load(&args.variant).context("loading the variant")?;
-    let (_, p) = player(&args.player, &variant)?;
+    let p = player(&args.player, &variant, net)?;
     ensure_out_writable(&args.out)?;
     let options = args.play.options(args.games);
     let bar = fairyzero_selfplay::progress::bar(args.games as u64, true);
@@ -204,7 +203,7 @@ pub fn balance(args: BalanceArgs) -> Result<()> {
     Ok(())
 }
 
-pub fn piece_values(args: PieceValuesArgs) -> Result<()> {
+pub fn piece_values(args: PieceValuesArgs, net: &dyn NetRuntime) -> Result<()> {
     let variant = Variant::load(&args.variant).context("loading the variant")?;
     let wants = |m: Method| args.method.contains(&m);
     if args.net.is_some() && !wants(Method::Probe) {
@@ -222,10 +221,10 @@ pub fn piece_values(args: PieceValuesArgs) -> Result<()> {
     ensure_out_writable(&args.out)?;
     let mut matches_report = None;
     if wants(Method::Matches) {
-        let Some(text) = &args.player else {
+        let Some(spec) = &args.player else {
             bail!("--method matches needs --player (alphabeta:DEPTH:values=mobility, or a checkpoint)");
         };
-        let (spec, p) = player(text, &variant)?;
+        let p = player(spec, &variant, net)?;
         let options = args.play.options(args.games);
         let bar = fairyzero_selfplay::progress::bar(args.games as u64, true);
         let progress = |n: usize, total: usize| {
@@ -234,7 +233,7 @@ pub fn piece_values(args: PieceValuesArgs) -> Result<()> {
         };
         let report = run_piece_values(
             &variant,
-            &spec,
+            spec,
             &p,
             args.pieces.as_deref(),
             &args.reference,
@@ -276,14 +275,14 @@ pub fn piece_values(args: PieceValuesArgs) -> Result<()> {
             ..MaterialOptions::default()
         };
         if wants(Method::Probe) {
-            let net = match (&args.net, args.player.as_deref().map(PlayerSpec::parse).transpose()?) {
+            let checkpoint = match (&args.net, &args.player) {
                 (Some(net), _) => net.clone(),
-                (None, Some(PlayerSpec::Checkpoint { path, .. })) => path,
+                (None, Some(PlayerSpec::Checkpoint { path, .. })) => path.clone(),
                 _ => bail!("--method probe needs --net CHECKPOINT (or a checkpoint --player)"),
             };
-            let loaded = TorchLoader { threads: None }
-                .load(&net, &variant)
-                .map_err(|message| anyhow::anyhow!("checkpoint {}: {message}", net.display()))?;
+            let loader =
+                net.checkpoint_loader(None).ok_or_else(|| LoadError::new(&checkpoint, LoadProblem::NoLoader))?;
+            let loaded = loader.load(&checkpoint, &variant)?;
             others.push(probe_values(
                 &variant,
                 loaded.evaluator.as_ref(),

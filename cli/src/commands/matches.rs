@@ -13,22 +13,23 @@ use std::{
 
 use anyhow::{bail, Context, Result};
 use fairyzero_evaluator::{
-    rank_run, run_match, run_sprt_match, Adjudication, CheckpointLoader, CiMethod, Contestant, LoadedCheckpoint,
-    MatchGame, MatchOptions, PlayerSpec, RatingOptions, ResultStore, SearchKind, SearchPlayerConfig, SprtParams,
+    rank_run, run_match, run_sprt_match, Adjudication, CiMethod, Contestant, MatchGame, MatchOptions, PlayerSpec,
+    RatingOptions, ResultStore, SearchKind, SearchPlayerConfig, SprtParams,
 };
 use fairyzero_rules::Variant;
-use fairyzero_torch::{TorchBackend, TorchBackendOptions};
 
-use crate::limits;
+use crate::{limits, network::NetRuntime};
 
 #[derive(Debug, clap::Args)]
 pub struct MatchArgs {
     /// Player A: random, greedy[:values=SOURCE], alphabeta:DEPTH[:nodes=N][:values=SOURCE],
     /// alphabeta:nodes=N, or a checkpoint directory with an optional search budget, PATH@SIMS
-    pub a: String,
+    #[arg(value_parser = PlayerSpec::parse)]
+    pub a: PlayerSpec,
 
     /// Player B (same forms as A)
-    pub b: String,
+    #[arg(value_parser = PlayerSpec::parse)]
+    pub b: PlayerSpec,
 
     /// Variant: a built-in name or a path to a TOML file
     #[arg(long)]
@@ -100,38 +101,17 @@ pub struct RankArgs {
     pub seed: u64,
 }
 
-/// Loads checkpoints with libtorch for the evaluator crate (which does not link it).
-pub(crate) struct TorchLoader {
-    pub(crate) threads: Option<usize>,
-}
-
-impl CheckpointLoader for TorchLoader {
-    fn load(&self, path: &Path, variant: &Arc<Variant>) -> Result<LoadedCheckpoint, String> {
-        if !path.is_dir() {
-            return Err(
-                "no such checkpoint directory (players are random, greedy, alphabeta:DEPTH or a checkpoint directory)"
-                    .into(),
-            );
-        }
-        let options = TorchBackendOptions { threads: self.threads, ..TorchBackendOptions::default() };
-        let device = fairyzero_torch::default_device();
-        let eval = TorchBackend::from_checkpoint(path, Arc::clone(variant), None, device, options)
-            .map_err(|e| e.to_string())?;
-        Ok(LoadedCheckpoint { evaluator: Arc::new(eval), step: None })
-    }
-}
-
-/// Parses a player; a checkpoint inside `run` is named relative to it, as `rank` expects.
+/// The player of `spec`; a checkpoint inside `run` is named relative to it, as `rank` expects.
 fn contestant(
-    text: &str,
+    spec: &PlayerSpec,
     variant: &Arc<Variant>,
     search: &SearchPlayerConfig,
     run: Option<&Path>,
+    net: &dyn NetRuntime,
 ) -> Result<Contestant> {
-    let spec = PlayerSpec::parse(text)?;
-    let loader = TorchLoader { threads: Some(1) };
-    let contestant = spec.contestant(variant, Some(&loader), search)?;
-    if let (PlayerSpec::Checkpoint { path, simulations }, Some(run)) = (&spec, run) {
+    let loader = net.checkpoint_loader(Some(1));
+    let contestant = spec.contestant(variant, loader.as_deref(), search)?;
+    if let (PlayerSpec::Checkpoint { path, simulations }, Some(run)) = (spec, run) {
         if let Ok(relative) = path.strip_prefix(run) {
             let name = PlayerSpec::Checkpoint { path: relative.to_path_buf(), simulations: *simulations }.to_string();
             return Ok(contestant.renamed(name));
@@ -152,17 +132,17 @@ fn parse_sprt(text: &str) -> Result<SprtParams, String> {
         [e0, e1, a, b] => SprtParams { elo0: *e0, elo1: *e1, alpha: *a, beta: *b },
         _ => return Err("expected ELO0,ELO1 or ELO0,ELO1,ALPHA,BETA".into()),
     };
-    p.validate()?;
+    p.validate().map_err(|e| e.to_string())?;
     Ok(p)
 }
 
-pub fn run_match_command(args: MatchArgs) -> Result<()> {
+pub fn run_match_command(args: MatchArgs, net: &dyn NetRuntime) -> Result<()> {
     let variant = Variant::load(&args.variant).context("loading the variant")?;
     let kind = if args.search == "puct" { SearchKind::Puct } else { SearchKind::Gumbel };
     let search = SearchPlayerConfig::with_kind(kind);
     let run = args.run.as_deref();
-    let a = contestant(&args.a, &variant, &search, run).with_context(|| format!("player A {:?}", args.a))?;
-    let mut b = contestant(&args.b, &variant, &search, run).with_context(|| format!("player B {:?}", args.b))?;
+    let a = contestant(&args.a, &variant, &search, run, net).with_context(|| format!("player A {}", args.a))?;
+    let mut b = contestant(&args.b, &variant, &search, run, net).with_context(|| format!("player B {}", args.b))?;
     if b.name == a.name {
         let name = format!("{}#2", b.name);
         b = b.renamed(name);
@@ -252,6 +232,7 @@ pub fn run_rank_command(args: RankArgs) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::network::WithoutLibtorch;
     use clap::Parser;
 
     #[derive(clap::Parser)]
@@ -260,64 +241,24 @@ mod tests {
         args: MatchArgs,
     }
 
-    #[derive(clap::Parser)]
-    struct R {
-        #[command(flatten)]
-        args: RankArgs,
-    }
-
+    /// Checkpoint players with the torch runtime: torch-cli/tests/checkpoint_players.rs.
     #[test]
-    fn match_and_rank_end_to_end_with_a_checkpoint() {
-        let dir = std::env::temp_dir().join(format!("fairyzero-cli-match-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(dir.join("checkpoints")).unwrap();
-        // An untrained tiny net saved as a checkpoint at step 7.
-        let v = Variant::load("gardner").unwrap();
-        let net = fairyzero_torch::Net::new(
-            &fairyzero_model::NetConfig::tiny(),
-            Arc::clone(&v),
-            fairyzero_torch::Device::Cpu,
-        );
-        let ckpt = dir.join("checkpoints/step-7");
-        fairyzero_torch::checkpoint::save(&net, &ckpt, 7, None).unwrap();
-        let run = dir.to_str().unwrap();
-        let ckpt_spec = format!("{}@4", ckpt.display());
-        for (a, b, games) in [("greedy", "random", "6"), (ckpt_spec.as_str(), "random", "4"), ("greedy", "greedy", "2")]
-        {
-            let m = M::try_parse_from([
-                "match",
-                a,
-                b,
-                "--variant",
-                "gardner",
-                "--games",
-                games,
-                "--move-cap",
-                "20",
-                "--run",
-                run,
-                "--threads",
-                "2",
-            ])
+    fn baselines_play_without_libtorch_and_bad_arguments_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path().to_str().unwrap();
+        let m = M::try_parse_from(["match", "greedy", "random", "--variant", "gardner", "--games", "2", "--run", run])
             .unwrap();
-            run_match_command(m.args).unwrap();
-        }
-        let stored = ResultStore::new(&dir).load().unwrap();
-        assert_eq!(stored.records.len(), 12);
-        assert!(stored.records.iter().any(|r| r.blue == "checkpoints/step-7@4" && r.blue_step == Some(7)));
-        assert!(stored.records.iter().any(|r| r.tan == "greedy#2"));
-        let r = R::try_parse_from(["rank", "--run", run, "--bootstrap", "50"]).unwrap();
-        run_rank_command(r.args).unwrap();
-        let json = std::fs::read_to_string(dir.join("ranking.json")).unwrap();
-        assert!(json.contains("\"step\": 7"), "{json}");
-        assert!(dir.join("ranking.png").exists() && dir.join("ranking.md").exists());
-        // Usage errors.
-        let m = M::try_parse_from(["match", "greedy", "/nonexistent/ckpt@8", "--variant", "gardner"]).unwrap();
-        let err = format!("{:#}", run_match_command(m.args).unwrap_err());
-        assert!(err.contains("no such checkpoint directory"), "{err}");
-        let m = M::try_parse_from(["match", "alphabeta", "random", "--variant", "gardner"]).unwrap();
-        assert!(run_match_command(m.args).is_err());
+        run_match_command(m.args, &WithoutLibtorch).unwrap();
+        assert_eq!(ResultStore::new(dir.path()).load().unwrap().records.len(), 2);
+        // A checkpoint needs the runtime that this program does not have: an error, not a panic.
+        let ckpt = format!("{run}@8");
+        let m = M::try_parse_from(["match", "greedy", &ckpt, "--variant", "gardner"]).unwrap();
+        let err = format!("{:#}", run_match_command(m.args, &WithoutLibtorch).unwrap_err());
+        assert!(err.contains("checkpoint players need the network runtime"), "{err}");
+        // A bad player is refused with the command line, naming the argument.
+        let err = M::try_parse_from(["match", "alphabeta", "random", "--variant", "gardner"]).err().unwrap();
+        assert_eq!(err.kind(), clap::error::ErrorKind::ValueValidation);
+        assert!(err.to_string().contains("<A>") && err.to_string().contains("needs a depth"), "{err}");
         assert!(parse_sprt("10,0").is_err() && parse_sprt("0,10").is_ok() && parse_sprt("0,10,0.05,0.1").is_ok());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
