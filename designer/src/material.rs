@@ -68,7 +68,7 @@ pub struct MaterialOptions {
     /// Bootstrap resamples of the intervals.
     pub resamples: usize,
     pub seed: u64,
-    /// Positions per evaluator call.
+    /// Positions per call of the probe's net.
     pub batch: usize,
 }
 
@@ -248,10 +248,11 @@ struct Probe {
 }
 
 /// The value-net probe (see the module documentation). `pieces` (tokens) restricts the types;
-/// the reference is always measured.
+/// the reference is always measured. `net` comes from the caller (the CLI loads a checkpoint's
+/// torch backend), so that this crate does not link libtorch.
 pub fn probe_values(
     variant: &Arc<Variant>,
-    evaluator: &dyn Backend,
+    net: &dyn Backend,
     games: &[GameRecord],
     pieces: Option<&[String]>,
     reference: &str,
@@ -297,7 +298,7 @@ pub fn probe_values(
     for chunk in positions.chunks(options.batch.max(1)) {
         let requests: Vec<EvalRequest<'_>> =
             chunk.iter().map(|(position, moves)| EvalRequest { position, moves }).collect();
-        evaluator.evaluate(&requests, &mut evaluations);
+        net.evaluate(&requests, &mut evaluations);
         elo.extend(evaluations.iter().map(|e| elo_of_value(e.value())));
     }
     let mut deltas: BTreeMap<usize, Vec<f64>> = BTreeMap::new();
@@ -340,7 +341,7 @@ pub fn probe_values(
     Ok(MethodReport {
         method: "probe",
         variant: variant.name.clone(),
-        source: format!("{} ({} positions from {} games)", evaluator.info().name, positions.len(), games.len()),
+        source: format!("{} ({} positions from {} games)", net.info().name, positions.len(), games.len()),
         reference: token(reference),
         raw_unit: "mean Elo change of the net's value",
         rows: finish(rows),
