@@ -1,4 +1,4 @@
-//! Self-play throughput with the mock evaluator (no libtorch): search and rules cost alone.
+//! Self-play throughput with the mock backend (no libtorch): search and rules cost alone.
 //!
 //!     cargo run --release -p fairyzero-selfplay --example selfplay_bench -- scirocco gumbel 32 64 2 32
 //!

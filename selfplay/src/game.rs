@@ -59,7 +59,7 @@ pub fn game_seed(run_seed: u64, index: u64) -> u64 {
 
 /// What [`SelfPlayGame::advance`] stopped at.
 pub enum Advance {
-    /// Leaves wait for the evaluator.
+    /// Leaves wait for the backend.
     NeedsEval,
     /// The game is over.
     Finished(Box<GameRecord>),

@@ -1,11 +1,11 @@
-//! Monte Carlo tree search over one game, split so that many searches can share one evaluator
+//! Monte Carlo tree search over one game, split so that many searches can share one backend
 //! batch (lc0's and KataGo's pattern).
 //!
-//! A search does not call the evaluator itself. The driver repeats:
+//! A search does not call the backend itself. The driver repeats:
 //! 1. [`Search::gather`]: walk the tree to up to `leaves_per_round` leaves (virtual loss keeps
 //!    them apart), generate their legal moves, and leave them pending; terminal leaves are
 //!    backed up on the spot;
-//! 2. [`Search::requests`]: hand the pending leaves to the evaluator, together with those of
+//! 2. [`Search::requests`]: hand the pending leaves to the backend, together with those of
 //!    other games;
 //! 3. [`Search::apply`]: store priors and values, back up, undo the moves.
 //!
@@ -335,7 +335,7 @@ impl Search {
         self.sims_done
     }
 
-    /// Leaves sent to the evaluator by the current search.
+    /// Leaves sent to the backend by the current search.
     pub fn evaluations(&self) -> u32 {
         self.evals
     }
@@ -388,7 +388,7 @@ impl Search {
         self.pending.len()
     }
 
-    /// Selects up to `leaves_per_round` leaves; returns how many wait for the evaluator. Terminal
+    /// Selects up to `leaves_per_round` leaves; returns how many wait for the backend. Terminal
     /// leaves are backed up at once (and count as simulations), so a call may return 0 with
     /// the search done.
     pub fn gather(&mut self) -> usize {
@@ -432,7 +432,7 @@ impl Search {
         }
     }
 
-    /// The evaluator requests of the pending leaves, in order.
+    /// The backend requests of the pending leaves, in order.
     pub fn requests<'a>(&'a self, out: &mut Vec<EvalRequest<'a>>) {
         for p in &self.pending {
             let leaf = self.paths[p.path_end as usize - 1];
@@ -455,7 +455,7 @@ impl Search {
             assert_eq!(
                 eval.policy.len(),
                 range.len(),
-                "the evaluator returned {} priors for {} moves",
+                "the backend returned {} priors for {} moves",
                 eval.policy.len(),
                 range.len()
             );
