@@ -40,7 +40,6 @@ pub mod config;
 pub mod encoding;
 pub mod identity;
 pub mod mirror;
-pub mod synthetic;
 pub mod training;
 
 pub use backend::{

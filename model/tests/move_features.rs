@@ -9,7 +9,6 @@ use std::{collections::HashMap, sync::Arc};
 
 use fairyzero_model::{
     encoding::{Encoding, MoveFeatures, NO_SQUARE},
-    synthetic::synthetic_variant,
     StandardEncoding,
 };
 use fairyzero_rules::{variant::builtin_names, Move, MoveKind, PieceType, Position, Square, Variant};
@@ -59,7 +58,7 @@ fn distinct_moves_get_distinct_features_in_every_builtin_variant() {
 #[test]
 fn distinct_moves_get_distinct_features_on_large_synthetic_boards() {
     for (w, h, types) in [(12, 12, 75), (16, 16, 120), (18, 18, 200)] {
-        let v = synthetic_variant(w, h, types);
+        let v = Variant::load(&format!("synthetic:{w}x{h}:{types}")).unwrap_or_else(|e| panic!("{e}"));
         let positions = common::random_positions(&v, 3, 60, 7);
         assert!(check_positions(&v, &positions) > 1000);
     }

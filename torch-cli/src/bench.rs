@@ -8,7 +8,7 @@ use std::{
 
 use anyhow::Context;
 use fairyzero_cli::commands::bench::NetBenchArgs;
-use fairyzero_model::{synthetic::load_variant, EncodedBatch, NetConfig, StandardEncoding};
+use fairyzero_model::{EncodedBatch, NetConfig, StandardEncoding};
 use fairyzero_rules::{Move, MoveList, Position, Variant};
 use fairyzero_torch::Net;
 
@@ -58,7 +58,7 @@ pub fn bench_net(args: NetBenchArgs) -> anyhow::Result<()> {
     if let Some(n) = args.threads {
         fairyzero_torch::set_threads(n);
     }
-    let variant = load_variant(&args.variant).with_context(|| format!("cannot load variant {:?}", args.variant))?;
+    let variant = Variant::load(&args.variant).with_context(|| format!("cannot load variant {:?}", args.variant))?;
     let config = NetConfig::parse(&args.size).map_err(anyhow::Error::msg)?;
     let device = fairyzero_trainer::config::parse_device(&args.device).map_err(|m| anyhow::anyhow!("--device: {m}"))?;
     // Before the first tensor: libtorch panics on a device it cannot use.

@@ -10,8 +10,8 @@ use std::{
 };
 
 use fairyzero_model::{
-    identity::PieceMatch, synthetic::synthetic_variant, Backend, CachedBackend, EncodedBatch, EvalOutput, EvalRequest,
-    Evaluation, NetConfig, StandardEncoding,
+    identity::PieceMatch, Backend, CachedBackend, EncodedBatch, EvalOutput, EvalRequest, Evaluation, NetConfig,
+    StandardEncoding,
 };
 use fairyzero_rules::{MoveList, Position, Variant};
 use fairyzero_torch::{
@@ -77,9 +77,9 @@ fn shapes_on_every_board_size() {
     tch::manual_seed(1);
     let mut variants: Vec<Arc<Variant>> =
         ["gardner", "chess", "capablanca", "grand", "scirocco"].iter().map(|n| Variant::load(n).unwrap()).collect();
-    variants.push(synthetic_variant(12, 12, 75));
-    variants.push(synthetic_variant(16, 16, 120));
-    variants.push(synthetic_variant(18, 18, 200));
+    for synthetic in ["synthetic:12x12:75", "synthetic:16x16:120", "synthetic:18x18:200"] {
+        variants.push(Variant::load(synthetic).unwrap_or_else(|e| panic!("{e}")));
+    }
     let config = NetConfig::tiny();
     for v in &variants {
         let net = Net::new(&config, Arc::clone(v), CPU);

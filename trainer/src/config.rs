@@ -801,7 +801,7 @@ mod shipped_configs {
             let text = std::fs::read_to_string(&path).unwrap();
             if path.extension().is_some_and(|e| e == "toml") && text.contains("[net]") {
                 let c = RunConfig::load(&path, &[]).unwrap_or_else(|e| panic!("{e}"));
-                fairyzero_model::synthetic::load_variant(&c.variant).unwrap();
+                fairyzero_rules::Variant::load(&c.variant).unwrap();
                 checked.push(path.file_name().unwrap().to_string_lossy().into_owned());
             }
         }

@@ -31,7 +31,7 @@ use std::{
 
 use anyhow::{bail, Context};
 use fairyzero_evaluator::Contestant;
-use fairyzero_model::{synthetic::load_variant, NetConfig, StandardEncoding};
+use fairyzero_model::{NetConfig, StandardEncoding};
 use fairyzero_rules::Variant;
 use fairyzero_selfplay::{run_selfplay_until, GameRecord, RunOptions, Summary};
 use fairyzero_torch::{checkpoint, checkpoint::TransferReport, Net, TorchBackend, TorchBackendOptions};
@@ -721,7 +721,7 @@ impl Run {
     /// window and rates the untrained net.
     fn open(config: RunConfig, options: &TrainOptions) -> anyhow::Result<Run> {
         let variant =
-            load_variant(&config.variant).with_context(|| format!("loading the variant {}", config.variant))?;
+            Variant::load(&config.variant).with_context(|| format!("loading the variant {}", config.variant))?;
         let device = parse_device(&config.device).map_err(anyhow::Error::msg)?;
         // Before anything is written: libtorch would panic on the first tensor.
         fairyzero_torch::require_device(device).with_context(|| format!("device = {:?}", config.device))?;

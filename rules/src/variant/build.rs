@@ -13,14 +13,18 @@ use crate::{
     },
     types::{Dims, PieceType, Square, MAX_BOARD_SIDE},
     variant::{
-        attack_tables::AttackTables, powers::Power, tables::build_tables, zobrist::Zobrist, Castling, Extinction,
-        PassRule, PieceDef, PieceSpec, Rules, Variant, VariantSpec,
+        attack_tables::AttackTables, powers::Power, synthetic, tables::build_tables, zobrist::Zobrist, Castling,
+        Extinction, PassRule, PieceDef, PieceSpec, Rules, Variant, VariantSpec,
     },
 };
 
 impl Variant {
-    /// Loads a built-in variant by name, or a TOML file by path.
+    /// Loads a built-in variant by name, a TOML file by path, or a synthetic variant
+    /// (`synthetic:12x12:75`, see [`crate::variant::synthetic`]).
     pub fn load(name_or_path: &str) -> Result<Arc<Variant>, VariantError> {
+        if name_or_path.starts_with(synthetic::PREFIX) {
+            return synthetic::load(name_or_path);
+        }
         if let Some(text) = builtin_text(name_or_path) {
             return Variant::from_toml(name_or_path, text, None);
         }
