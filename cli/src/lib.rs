@@ -10,6 +10,10 @@
 //! - `fairyzero-torch` (torch-cli/), found next to `fairyzero`, links libtorch, the trainer and
 //!   the torch backend, and runs this same command line with its [`NetRuntime`] plugged in.
 
+// The arguments' doc comments are `--help` texts (clap), written for a terminal: their
+// `[OPTION]` brackets are not rustdoc links.
+#![allow(rustdoc::broken_intra_doc_links)]
+
 pub mod commands;
 mod helper;
 pub mod interrupt;
