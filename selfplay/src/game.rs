@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use fairyzero_rules::{Outcome, Position, Variant};
+use fairyzero_rules::{Outcome, Position, PositionError, Variant};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -25,7 +25,7 @@ pub struct GameStart {
 
 impl GameStart {
     /// Resolves a setup mode for a variant; fails on a bad position string.
-    pub fn resolve(variant: &Arc<Variant>, mode: &SetupMode) -> Result<GameStart, String> {
+    pub fn resolve(variant: &Arc<Variant>, mode: &SetupMode) -> Result<GameStart, PositionError> {
         Ok(match mode {
             SetupMode::Phase => match Position::setup_start(Arc::clone(variant)) {
                 Some(position) => {
@@ -36,7 +36,7 @@ impl GameStart {
             },
             SetupMode::Default => GameStart::default_start(variant),
             SetupMode::Fen(fen) => {
-                let position = Position::from_fen(Arc::clone(variant), fen).map_err(|e| e.to_string())?;
+                let position = Position::from_fen(Arc::clone(variant), fen)?;
                 GameStart { text: position.to_fen(), position, kind: SetupKind::Fen }
             }
         })

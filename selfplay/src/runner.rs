@@ -16,7 +16,7 @@ use std::{
 };
 
 use fairyzero_model::backend::{recycle_requests, Backend, EvalOutput, EvalRequest};
-use fairyzero_rules::{Color, Variant};
+use fairyzero_rules::{Color, PositionError, Variant};
 
 use crate::{
     config::SelfPlayConfig,
@@ -42,8 +42,8 @@ pub struct RunOptions {
 pub enum SelfPlayError {
     #[error("{0}")]
     Config(#[from] crate::config::ConfigError),
-    #[error("setup {setup:?}: {message}")]
-    Setup { setup: String, message: String },
+    #[error("setup {setup:?}: {error}")]
+    Setup { setup: String, error: PositionError },
     #[error(transparent)]
     Record(#[from] RecordError),
 }
@@ -352,7 +352,7 @@ pub fn run_selfplay_until(
 ) -> Result<Summary, SelfPlayError> {
     config.validate()?;
     let start = GameStart::resolve(variant, &config.setup)
-        .map_err(|message| SelfPlayError::Setup { setup: String::from(config.setup.clone()), message })?;
+        .map_err(|error| SelfPlayError::Setup { setup: String::from(config.setup.clone()), error })?;
     let mut writer = match &options.out_dir {
         Some(dir) => {
             let stamp = std::time::SystemTime::now()

@@ -239,9 +239,8 @@ impl CheckpointMatches<'_> {
 
 /// The training step in a checkpoint player's name (`checkpoints/step-00000100@16` -> 100).
 pub fn step_of_player(name: &str) -> Option<u64> {
-    let path = name.rsplit_once('@').map_or(name, |(p, _)| p);
-    let last = path.rsplit('/').next()?;
-    last.strip_prefix("step-")?.parse().ok()
+    let Ok(PlayerSpec::Checkpoint { path, .. }) = name.parse() else { return None };
+    path.file_name()?.to_str()?.strip_prefix("step-")?.parse().ok()
 }
 
 /// The checkpoint evaluated last before `step` (matches named `eval-<name>-…` exist for it).
@@ -278,6 +277,8 @@ mod tests {
         assert_eq!(step_of_player("checkpoints/step-00000100@16"), Some(100));
         assert_eq!(step_of_player("checkpoints/step-00000000@16"), Some(0));
         assert_eq!(step_of_player("random"), None);
+        assert_eq!(step_of_player("alphabeta:2"), None);
+        assert_eq!(step_of_player("checkpoints/step-00000009"), Some(9));
         // The names stored matches and rankings already use.
         assert_eq!(checkpoint_player("step-00000007", 8).to_string(), "checkpoints/step-00000007@8");
         assert_eq!(step_of_player(&checkpoint_player("step-00000042", 8).to_string()), Some(42));
