@@ -7,7 +7,7 @@
 //! So every count flag is parsed with [`count`] and every duration with [`seconds`], and is
 //! refused before any work with clap's usual `invalid value … for '--flag'` and exit status 2.
 //!
-//! Each flag's help text states its maximum as `at most N`; a unit test in `main.rs` checks,
+//! Each flag's help text states its maximum as `at most N`; a unit test in `lib.rs` checks,
 //! for every numeric flag of every subcommand, that the help says so and that the parser
 //! accepts `N` and refuses `N + 1`.
 
