@@ -491,6 +491,26 @@ mod tests {
         assert!(err.contains("some/ckpt") && err.contains("loader"), "{err}");
     }
 
+    /// A loader's own error reaches the caller as the cause of a `LoadError` naming the path.
+    #[test]
+    fn a_loader_failure_names_the_checkpoint_and_keeps_its_cause() {
+        struct Failing;
+        impl CheckpointLoader for Failing {
+            fn load(&self, path: &Path, _: &Arc<Variant>) -> Result<LoadedCheckpoint, LoadError> {
+                let io = std::io::Error::new(std::io::ErrorKind::PermissionDenied, "weights.safetensors: denied");
+                Err(LoadError::unreadable(path, io))
+            }
+        }
+        let v = Variant::load("gardner").unwrap();
+        let spec: PlayerSpec = "runs/r/checkpoints/step-7@8".parse().unwrap();
+        let err = spec.contestant(&v, Some(&Failing), &SearchPlayerConfig::default()).unwrap_err();
+        assert_eq!(err.to_string(), "checkpoint runs/r/checkpoints/step-7: weights.safetensors: denied");
+        let Error::Load(LoadError { path, problem: LoadProblem::Unreadable(cause) }) = &err else { panic!("{err:?}") };
+        assert_eq!(path, Path::new("runs/r/checkpoints/step-7"));
+        let io = cause.downcast_ref::<std::io::Error>().expect("the loader's error, typed");
+        assert_eq!(io.kind(), std::io::ErrorKind::PermissionDenied);
+    }
+
     #[test]
     fn greedy_takes_material_and_wins() {
         use rand::SeedableRng;

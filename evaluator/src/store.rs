@@ -212,6 +212,33 @@ pub(crate) mod tests {
         assert_eq!(loaded.problems.len(), 1, "{:?}", loaded.problems);
     }
 
+    /// The end reason and the result are closed sets: a line with another value is skipped, and
+    /// the problem names the file, the line and the field; every known reason reads and writes as
+    /// the text it always had.
+    #[test]
+    fn an_unknown_reason_is_skipped_naming_its_field() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = ResultStore::new(dir.path());
+        let good = record("x", "y", GameResult::Draw, 0);
+        let path = store.append(std::slice::from_ref(&good), "good").unwrap();
+        let line = serde_json::to_string(&good).unwrap();
+        assert!(line.contains(r#""result":"1/2-1/2","reason":"checkmate""#), "{line}");
+        let mut f = fs::OpenOptions::new().append(true).open(&path).unwrap();
+        writeln!(f, "{}", line.replace("checkmate", "resigned")).unwrap();
+        writeln!(f, "{}", line.replace("1/2-1/2", "2-0")).unwrap();
+        let loaded = store.load().unwrap();
+        assert_eq!(loaded.records, [good]);
+        let [reason, result] = &loaded.problems[..] else { panic!("{:?}", loaded.problems) };
+        assert!(reason.contains(":2: unknown variant `resigned`") && reason.ends_with("(field reason)"), "{reason}");
+        assert!(result.contains(":3: unknown variant `2-0`") && result.ends_with("(field result)"), "{result}");
+        for text in ["illegal move", "move cap", "royal captured", "no non-repeating move", "move-count rule"] {
+            let line = line.replace("checkmate", text);
+            let parsed: MatchGame = serde_json::from_str(&line).unwrap();
+            assert_eq!(parsed.reason.as_str(), text);
+            assert_eq!(serde_json::to_string(&parsed).unwrap(), line);
+        }
+    }
+
     #[test]
     fn a_file_that_is_not_utf8_is_skipped_and_reported() {
         let dir = tempfile::tempdir().unwrap();
