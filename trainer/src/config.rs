@@ -11,6 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
+use fairyzero_evaluator::PlayerSpec;
 use fairyzero_model::NetConfig;
 use fairyzero_selfplay::{limits, SelfPlayConfig};
 use serde::{Deserialize, Serialize};
@@ -330,6 +331,63 @@ impl Default for SprtGateConfig {
     }
 }
 
+/// An opponent of the run's checkpoints in `eval.opponents` and `eval.final.opponents`, parsed
+/// once when the run file is read and written back as the same text.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub enum Opponent {
+    /// The last evaluated checkpoint before the one being evaluated.
+    Previous,
+    /// The untrained net (step 0), at the same simulations.
+    Step0,
+    /// A player that needs no net of the run: `random`, `greedy`, `alphabeta:…`. A checkpoint
+    /// spec parses (so that the run file's other problems are listed with it) but
+    /// [`RunConfig::validate`] refuses it.
+    Baseline(PlayerSpec),
+}
+
+impl Opponent {
+    fn greedy() -> Opponent {
+        Opponent::Baseline(PlayerSpec::Greedy { values: Default::default() })
+    }
+}
+
+impl std::str::FromStr for Opponent {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Opponent, String> {
+        match text {
+            "previous" => Ok(Opponent::Previous),
+            "step0" => Ok(Opponent::Step0),
+            _ => PlayerSpec::parse(text).map(Opponent::Baseline).map_err(|e| format!("eval opponent: {e}")),
+        }
+    }
+}
+
+impl TryFrom<String> for Opponent {
+    type Error = String;
+
+    fn try_from(text: String) -> Result<Opponent, String> {
+        text.parse()
+    }
+}
+
+impl std::fmt::Display for Opponent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Opponent::Previous => f.write_str("previous"),
+            Opponent::Step0 => f.write_str("step0"),
+            Opponent::Baseline(spec) => spec.fmt(f),
+        }
+    }
+}
+
+impl From<Opponent> for String {
+    fn from(o: Opponent) -> String {
+        o.to_string()
+    }
+}
+
 /// Final evaluation at the end of the run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -338,7 +396,7 @@ pub struct FinalEvalConfig {
     pub games: usize,
     /// Opponents of the last checkpoint: `random`, `greedy`, `alphabeta:…`, `step0` (the
     /// untrained net at the same budget), `previous`.
-    pub opponents: Vec<String>,
+    pub opponents: Vec<Opponent>,
     /// Simulations per move of the checkpoint players.
     pub simulations: u32,
 }
@@ -347,7 +405,7 @@ impl Default for FinalEvalConfig {
     fn default() -> Self {
         FinalEvalConfig {
             games: 200,
-            opponents: vec!["random".into(), "greedy".into(), "step0".into()],
+            opponents: vec![Opponent::Baseline(PlayerSpec::Random), Opponent::greedy(), Opponent::Step0],
             simulations: 16,
         }
     }
@@ -363,7 +421,7 @@ pub struct EvalConfig {
     pub games: usize,
     /// Opponents: `random`, `greedy`, `alphabeta:…` (any evaluator player spec), `previous`
     /// (the last evaluated checkpoint), `step0`.
-    pub opponents: Vec<String>,
+    pub opponents: Vec<Opponent>,
     /// Simulations per move of checkpoint players.
     pub simulations: u32,
     /// Random plies after the start of each opening (openings are distinct).
@@ -384,7 +442,7 @@ impl Default for EvalConfig {
         EvalConfig {
             every: 2,
             games: 20,
-            opponents: vec!["random".into(), "greedy".into(), "previous".into()],
+            opponents: vec![Opponent::Baseline(PlayerSpec::Random), Opponent::greedy(), Opponent::Previous],
             simulations: 16,
             random_plies: 4,
             move_cap: None,
@@ -548,8 +606,8 @@ impl RunConfig {
         check(e.sprt.elo1 > e.sprt.elo0, "eval.sprt.elo1 must exceed eval.sprt.elo0");
         check(e.gating == Gating::Always || e.every > 0, "gating = \"sprt\" needs eval.every > 0");
         for o in e.opponents.iter().chain(&e.final_eval.opponents) {
-            if let Err(msg) = check_opponent(o) {
-                p.push(msg);
+            if let Opponent::Baseline(PlayerSpec::Checkpoint { .. }) = o {
+                p.push(format!("eval opponent \"{o}\": use random, greedy, alphabeta:…, previous or step0"));
             }
         }
         // Upper bounds: these counts size allocations or spawn threads (selfplay's `limits`).
@@ -596,19 +654,6 @@ impl RunConfig {
         } else {
             self.store.clone()
         }
-    }
-}
-
-fn check_opponent(o: &str) -> Result<(), String> {
-    match o {
-        "previous" | "step0" => Ok(()),
-        _ => match fairyzero_evaluator::PlayerSpec::parse(o) {
-            Ok(fairyzero_evaluator::PlayerSpec::Checkpoint { .. }) => {
-                Err(format!("eval opponent {o:?}: use random, greedy, alphabeta:…, previous or step0"))
-            }
-            Ok(_) => Ok(()),
-            Err(e) => Err(format!("eval opponent: {e}")),
-        },
     }
 }
 
@@ -687,9 +732,26 @@ mod tests {
         .unwrap();
         assert_eq!(c.train.lr, 0.01);
         assert_eq!(c.selfplay.simulations, 8);
-        assert_eq!(c.eval.opponents, vec!["random".to_string()]);
+        assert_eq!(c.eval.opponents, vec![Opponent::Baseline(PlayerSpec::Random)]);
         assert_eq!(c.device, "cpu");
         assert_eq!(c.selfplay.gumbel.considered_actions, 4);
+    }
+
+    #[test]
+    fn opponents_are_parsed_once_and_written_back_as_written() {
+        let c = RunConfig::parse("x", MINIMAL, &[]).unwrap();
+        let text = |o: &[Opponent]| o.iter().map(|o| o.to_string()).collect::<Vec<_>>();
+        assert_eq!(text(&c.eval.opponents), ["random", "greedy", "previous"]);
+        assert_eq!(text(&c.eval.final_eval.opponents), ["random", "greedy", "step0"]);
+        for written in ["random", "greedy", "previous", "step0", "alphabeta:2", "greedy:values=mobility"] {
+            let o: Opponent = written.parse().unwrap();
+            assert_eq!(o.to_string(), written);
+        }
+        assert_eq!("previous".parse::<Opponent>(), Ok(Opponent::Previous));
+        let again = RunConfig::parse("again", &c.to_toml(), &[]).unwrap();
+        assert_eq!(again.eval.opponents, c.eval.opponents);
+        let e = RunConfig::parse("bad", MINIMAL, &["eval.opponents=[\"alphabeta\"]".into()]).unwrap_err().to_string();
+        assert!(e.contains("eval.opponents") && e.contains("alphabeta"), "{e}");
     }
 
     #[test]

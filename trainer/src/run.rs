@@ -43,7 +43,7 @@ use serde_json::json;
 
 use crate::{
     artifacts::{self, CheckpointManifest, TrainerState},
-    config::{absolute, parse_device, Gating, MirrorMode, RunConfig},
+    config::{absolute, parse_device, Gating, MirrorMode, Opponent, RunConfig},
     evaluation::{checkpoint_player, previous_evaluated, CheckpointMatches, MatchSummary, StoreLoader},
     index::Index,
     learner::{Learner, StepStats},
@@ -1281,16 +1281,16 @@ fn label_of(name: &str) -> String {
 /// checkpoint yet, or the checkpoint itself).
 fn opponent(
     matches: &CheckpointMatches<'_>,
-    spec: &str,
+    spec: &Opponent,
     me: &str,
     manifests: &[CheckpointManifest],
     simulations: u32,
 ) -> anyhow::Result<Option<Contestant>> {
     let step = crate::evaluation::step_of_player(&format!("checkpoints/{me}")).unwrap_or(0);
     let name = match spec {
-        "step0" => Some(artifacts::checkpoint_name(0)),
-        "previous" => previous_evaluated(matches.store.as_ref(), manifests, step)?,
-        baseline => return Ok(Some(matches.contestant(&baseline.parse()?)?)),
+        Opponent::Step0 => Some(artifacts::checkpoint_name(0)),
+        Opponent::Previous => previous_evaluated(matches.store.as_ref(), manifests, step)?,
+        Opponent::Baseline(baseline) => return Ok(Some(matches.contestant(baseline)?)),
     };
     match name {
         Some(n) if n != me && manifests.iter().any(|m| m.name == n) => {
