@@ -1,7 +1,7 @@
 //! `convert`: turns an enemy on a target square into a friendly piece without moving (Cuckoo).
 
 use crate::{
-    movegen::{powers::first_piece, MoveSink},
+    movegen::{powers::enemies_in_sight, MoveSink},
     moves::{Move, MoveKind},
     position::Position,
     types::{Piece, Square},
@@ -9,11 +9,7 @@ use crate::{
 };
 
 pub(super) fn moves<S: MoveSink>(pos: &Position, from: Square, p: Piece, targets: &[Dir], out: &mut S) {
-    for d in targets {
-        if let Some(sq) = first_piece(pos, from, d) {
-            if pos.piece_at(sq).is_some_and(|q| q.color() != p.color()) {
-                out.push(Move::normal(from, from).with_kind(MoveKind::Convert).with_aux(sq));
-            }
-        }
+    for sq in enemies_in_sight(pos, from, p, targets) {
+        out.push(Move::normal(from, from).with_kind(MoveKind::Convert).with_aux(sq));
     }
 }

@@ -117,6 +117,20 @@ fn first_piece(pos: &Position, from: Square, d: &Dir) -> Option<Square> {
     None
 }
 
+/// The enemies that `p` on `from` sees first along its target directions: what `igui` captures
+/// and `convert` turns.
+fn enemies_in_sight<'a>(
+    pos: &'a Position,
+    from: Square,
+    p: Piece,
+    targets: &'a [Dir],
+) -> impl Iterator<Item = Square> + 'a {
+    targets
+        .iter()
+        .filter_map(move |d| first_piece(pos, from, d))
+        .filter(move |&sq| pos.piece_at(sq).is_some_and(|q| q.color() != p.color()))
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeSet;
