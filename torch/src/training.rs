@@ -27,7 +27,7 @@ pub struct StepConfig {
 }
 
 /// What one step measured, as numbers.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
 pub struct StepLosses {
     pub loss: f64,
     pub policy_loss: f64,

@@ -6,25 +6,18 @@
 use fairyzero_model::TrainBatch;
 use fairyzero_torch::{
     optim::{AdamW, AdamWConfig},
-    training::{train_step, StepConfig},
+    training::{train_step, StepConfig, StepLosses},
     Net,
 };
 use serde::Serialize;
 
 use crate::config::TrainConfig;
 
-/// What one step measured.
+/// What one step measured: the backend's losses plus what the trainer chose for the step.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct StepStats {
-    pub loss: f64,
-    pub policy_loss: f64,
-    pub value_loss: f64,
-    /// Mean entropy (nats) of the net's policy over the legal moves, before the update.
-    pub policy_entropy: f64,
-    /// Mean entropy of the policy targets (where present).
-    pub target_entropy: f64,
-    /// Global gradient norm before clipping.
-    pub grad_norm: f64,
+    #[serde(flatten)]
+    pub losses: StepLosses,
     pub lr: f64,
     /// Positions of the batch mirrored.
     pub mirrored: usize,
@@ -34,14 +27,16 @@ impl StepStats {
     /// Running mean of several steps.
     pub fn mean(steps: &[StepStats]) -> StepStats {
         let n = steps.len().max(1) as f64;
-        let sum = |f: fn(&StepStats) -> f64| steps.iter().map(f).sum::<f64>() / n;
+        let sum = |f: fn(&StepLosses) -> f64| steps.iter().map(|s| f(&s.losses)).sum::<f64>() / n;
         StepStats {
-            loss: sum(|s| s.loss),
-            policy_loss: sum(|s| s.policy_loss),
-            value_loss: sum(|s| s.value_loss),
-            policy_entropy: sum(|s| s.policy_entropy),
-            target_entropy: sum(|s| s.target_entropy),
-            grad_norm: sum(|s| s.grad_norm),
+            losses: StepLosses {
+                loss: sum(|s| s.loss),
+                policy_loss: sum(|s| s.policy_loss),
+                value_loss: sum(|s| s.value_loss),
+                policy_entropy: sum(|s| s.policy_entropy),
+                target_entropy: sum(|s| s.target_entropy),
+                grad_norm: sum(|s| s.grad_norm),
+            },
             lr: steps.last().map_or(0.0, |s| s.lr),
             mirrored: steps.iter().map(|s| s.mirrored).sum(),
         }
@@ -87,15 +82,6 @@ impl Learner {
             grad_clip: self.config.grad_clip,
         };
         let losses = train_step(&self.net, &mut self.optimizer, batch, &step);
-        StepStats {
-            loss: losses.loss,
-            policy_loss: losses.policy_loss,
-            value_loss: losses.value_loss,
-            policy_entropy: losses.policy_entropy,
-            target_entropy: losses.target_entropy,
-            grad_norm: losses.grad_norm,
-            lr,
-            mirrored: batch.mirrored_count(),
-        }
+        StepStats { losses, lr, mirrored: batch.mirrored_count() }
     }
 }

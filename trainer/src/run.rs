@@ -110,7 +110,7 @@ impl RunSummary {
         if let Some(l) = &self.last_loss {
             s.push_str(&format!(
                 "- last loss: {:.3} (policy {:.3}, value {:.3}), policy entropy {:.3}\n",
-                l.loss, l.policy_loss, l.value_loss, l.policy_entropy
+                l.losses.loss, l.losses.policy_loss, l.losses.value_loss, l.losses.policy_entropy
             ));
         }
         if !self.final_matches.is_empty() {
@@ -361,9 +361,9 @@ fn train_loop(
                 "train",
                 step,
                 job.status.elapsed(),
-                json!({ "loss": { "total": m.loss, "policy": m.policy_loss, "value": m.value_loss },
-                        "policy_entropy": m.policy_entropy, "target_entropy": m.target_entropy,
-                        "grad_norm": m.grad_norm, "lr": m.lr }),
+                json!({ "loss": { "total": m.losses.loss, "policy": m.losses.policy_loss, "value": m.losses.value_loss },
+                        "policy_entropy": m.losses.policy_entropy, "target_entropy": m.losses.target_entropy,
+                        "grad_norm": m.losses.grad_norm, "lr": m.lr }),
             );
         }
         let secs = t0.elapsed().as_secs_f64().max(1e-9);
@@ -371,9 +371,9 @@ fn train_loop(
             false,
             format!(
                 "train loss {:.3} (p {:.3} v {:.3}) {:.1} steps/s",
-                stats.loss,
-                stats.policy_loss,
-                stats.value_loss,
+                stats.losses.loss,
+                stats.losses.policy_loss,
+                stats.losses.value_loss,
                 all.len() as f64 / secs
             ),
         );
@@ -621,9 +621,9 @@ impl Loop {
                 "train": {
                     "steps": steps.len(), "secs": train_secs, "steps_per_sec": steps.len() as f64 / train_secs.max(1e-9),
                     "samples_per_sec": (steps.len() * batch) as f64 / train_secs.max(1e-9),
-                    "loss": { "total": mean.loss, "policy": mean.policy_loss, "value": mean.value_loss },
-                    "policy_entropy": mean.policy_entropy, "target_entropy": mean.target_entropy,
-                    "grad_norm": mean.grad_norm, "lr": mean.lr,
+                    "loss": { "total": mean.losses.loss, "policy": mean.losses.policy_loss, "value": mean.losses.value_loss },
+                    "policy_entropy": mean.losses.policy_entropy, "target_entropy": mean.losses.target_entropy,
+                    "grad_norm": mean.losses.grad_norm, "lr": mean.lr,
                     "mirrored_fraction": mean.mirrored as f64 / (steps.len() * batch).max(1) as f64,
                 },
                 "eval": report.eval,
@@ -642,10 +642,10 @@ impl Loop {
                 summary.first_player_score(),
                 steps.len(),
                 steps.len() as f64 / train_secs.max(1e-9),
-                mean.loss,
-                mean.policy_loss,
-                mean.value_loss,
-                mean.policy_entropy,
+                mean.losses.loss,
+                mean.losses.policy_loss,
+                mean.losses.value_loss,
+                mean.losses.policy_entropy,
                 mean.lr,
                 self.last_checkpoint
             ),
