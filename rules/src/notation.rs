@@ -105,21 +105,34 @@ impl Position {
 
     /// Prints a move of this position in the variant's notation.
     pub fn move_to_string(&self, m: &Move) -> String {
+        let mut s = String::with_capacity(16);
+        self.write_move(m, &mut s);
+        s
+    }
+
+    /// Appends the move's text to `out`: what [`Position::move_to_string`] returns, without a
+    /// string of its own per square (game records name about twenty moves per search).
+    pub fn write_move(&self, m: &Move, out: &mut String) {
+        use std::fmt::Write;
         let v = self.variant();
         let d = v.dims;
-        let sq = |s: Square| d.square_name(s);
+        let sq = |s: Square| d.square_display(s);
+        // Writing into a String cannot fail.
+        let mut w = |args: std::fmt::Arguments<'_>| {
+            let _ = out.write_fmt(args);
+        };
         match m.kind {
-            MoveKind::Pass => return "pass".into(),
+            MoveKind::Pass => return w(format_args!("pass")),
             MoveKind::Setup => {
-                let token = m.piece.map_or("-".to_string(), |t| v.pieces[t.index()].token.clone());
-                return format!("set:{}={}", sq(m.to), token);
+                let token = m.piece.map_or("-", |t| v.pieces[t.index()].token.as_str());
+                return w(format_args!("set:{}={token}", sq(m.to)));
             }
             MoveKind::Drop => {
-                let token = m.piece.map_or(String::new(), |t| v.pieces[t.index()].token.clone());
+                let token = m.piece.map_or("", |t| v.pieces[t.index()].token.as_str());
                 return if token.len() == 1 {
-                    format!("{token}@{}", sq(m.to))
+                    w(format_args!("{token}@{}", sq(m.to)))
                 } else {
-                    format!("({token})@{}", sq(m.to))
+                    w(format_args!("({token})@{}", sq(m.to)))
                 };
             }
             _ => {}
@@ -127,44 +140,42 @@ impl Position {
         // A castling king that moves less than two files would print like its plain step (or
         // as a null move): it is written king takes own rook instead, as UCI_Chess960 does.
         let short_castle = m.kind == MoveKind::Castle && (d.file(m.to) - d.file(m.from)).abs() < 2;
-        let mut s = format!("{}{}", sq(m.from), sq(if short_castle { m.aux } else { m.to }));
+        w(format_args!("{}{}", sq(m.from), sq(if short_castle { m.aux } else { m.to })));
         if v.notation == NotationStyle::Uci {
             if let Some(t) = m.piece {
-                s.push_str(&v.pieces[t.index()].token.to_ascii_lowercase());
+                for c in v.pieces[t.index()].token.chars() {
+                    w(format_args!("{}", c.to_ascii_lowercase()));
+                }
             }
-            return s;
+            return;
         }
         if m.kind != MoveKind::Castle {
             for &c in m.captures() {
-                s.push('x');
-                s.push_str(&sq(c));
+                w(format_args!("x{}", sq(c)));
             }
         }
         match m.kind {
-            MoveKind::Convert => s.push_str(&format!("~{}", sq(m.aux))),
-            MoveKind::Normal if !m.aux.is_none() => s.push_str(&format!("~{}", sq(m.aux))),
-            MoveKind::Swap => s.push('^'),
-            MoveKind::SelfCapture => s.push('*'),
-            MoveKind::Push => s.push_str(&format!(">{}", sq(m.aux))),
-            MoveKind::Pull => s.push_str(&format!("<{}", sq(m.aux))),
-            MoveKind::Reproduce => s.push_str(&format!("@{}", sq(m.aux))),
+            MoveKind::Convert => w(format_args!("~{}", sq(m.aux))),
+            MoveKind::Normal if !m.aux.is_none() => w(format_args!("~{}", sq(m.aux))),
+            MoveKind::Swap => w(format_args!("^")),
+            MoveKind::SelfCapture => w(format_args!("*")),
+            MoveKind::Push => w(format_args!(">{}", sq(m.aux))),
+            MoveKind::Pull => w(format_args!("<{}", sq(m.aux))),
+            MoveKind::Reproduce => w(format_args!("@{}", sq(m.aux))),
             _ => {}
         }
         if let Some(t) = m.piece {
             let mover = self.piece_at(m.from).map(|p| p.kind());
             let single = mover.is_some_and(|k| v.pieces[k.index()].promotes_to.len() == 1);
+            let token = &v.pieces[t.index()].token;
             if single {
-                s.push('+');
+                w(format_args!("+"));
+            } else if token.len() == 1 {
+                w(format_args!("={token}"));
             } else {
-                let token = &v.pieces[t.index()].token;
-                if token.len() == 1 {
-                    s.push_str(&format!("={token}"));
-                } else {
-                    s.push_str(&format!("=({token})"));
-                }
+                w(format_args!("=({token})"));
             }
         }
-        s
     }
 
     /// Parses a move and checks that it is legal here.

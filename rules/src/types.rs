@@ -175,8 +175,18 @@ impl Dims {
     }
 
     pub fn square_name(self, sq: Square) -> String {
-        let file = (b'a' + self.file(sq) as u8) as char;
-        format!("{}{}", file, self.rank(sq) + 1)
+        self.square_display(sq).to_string()
+    }
+
+    /// A square's name as a `Display`, for writing it into a buffer without a `String` of its own.
+    pub fn square_display(self, sq: Square) -> impl std::fmt::Display {
+        struct Name(char, i32);
+        impl std::fmt::Display for Name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "{}{}", self.0, self.1)
+            }
+        }
+        Name((b'a' + self.file(sq) as u8) as char, self.rank(sq) as i32 + 1)
     }
 
     /// Parses a square name such as `a1`, `l12` or `r18`.
