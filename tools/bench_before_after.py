@@ -18,7 +18,6 @@ perft_bench`, `... -p fairyzero-selfplay --example selfplay_bench`, `make build`
 """
 
 import argparse
-import os
 import re
 import statistics
 import subprocess
@@ -63,13 +62,14 @@ def selfplay_rate(binary, setting):
 
 
 def startup_one(binary, args):
+    """(wall seconds, peak RSS MiB) of one whole process. The memory comes from a second run
+    under /usr/bin/time: a child's own ru_maxrss would include the forked Python before exec."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen([str(binary), *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(proc.pid, 0)
+    subprocess.run([str(binary), *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
     wall = time.perf_counter() - t0
-    if status != 0:
-        sys.exit(f"{binary} {' '.join(args)}: exit status {status}")
-    return wall, usage.ru_maxrss / 1024.0
+    out = subprocess.run(["/usr/bin/time", "-f", "%M", str(binary), *args],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=True)
+    return wall, int(out.stderr.strip().splitlines()[-1]) / 1024.0
 
 
 def main():
