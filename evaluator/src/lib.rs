@@ -8,7 +8,7 @@
 //! - [`alphabeta`]: the alpha-beta baseline engine;
 //! - [`search_player`]: a checkpoint as a player (the self-play crate's search with a net that
 //!   the caller loads through a [`CheckpointLoader`]; this crate does not link libtorch);
-//! - [`matches`]: openings, games, parallel matches, [`MatchGame`]s, the match report;
+//! - [`matches`](mod@matches): openings, games, parallel matches, [`MatchGame`]s, the match report;
 //! - [`store`]: the append-only results store `DIR/matches/*.jsonl` of a run directory;
 //! - [`ratings`]: Bradley–Terry maximum likelihood, bootstrap or likelihood intervals;
 //! - [`sprt`]: the sequential probability ratio test for gating;

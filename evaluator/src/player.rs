@@ -241,7 +241,7 @@ impl PlayerSpec {
                 let loaded = loader.load(path, variant)?;
                 let step = loaded.step.or_else(|| crate::store::checkpoint_step(path));
                 let config = SearchPlayerConfig { simulations: *simulations, ..search.clone() };
-                Contestant::search(name, step, loaded.evaluator, config)
+                Contestant::search(name, step, loaded.backend, config)
             }
         })
     }
@@ -279,7 +279,7 @@ impl fmt::Display for PlayerSpec {
 
 /// A network ready for search, loaded by the caller.
 pub struct LoadedCheckpoint {
-    pub evaluator: Arc<dyn Backend>,
+    pub backend: Arc<dyn Backend>,
     /// Training step, if known (otherwise read from the checkpoint's `header.json`).
     pub step: Option<u64>,
 }
@@ -353,15 +353,15 @@ impl Contestant {
         Contestant { name: name.into(), deterministic, step, factory: Arc::new(factory) }
     }
 
-    /// A network player from an evaluator the caller already holds (e.g. the trainer's current
+    /// A network player from a backend the caller already holds (e.g. the trainer's current
     /// net), named like a checkpoint so that `rank` finds its step.
     pub fn search(
         name: impl Into<String>,
         step: Option<u64>,
-        evaluator: Arc<dyn Backend>,
+        backend: Arc<dyn Backend>,
         config: SearchPlayerConfig,
     ) -> Contestant {
-        Contestant::new(name, true, step, move || Box::new(SearchPlayer::new(Arc::clone(&evaluator), config.clone())))
+        Contestant::new(name, true, step, move || Box::new(SearchPlayer::new(Arc::clone(&backend), config.clone())))
     }
 
     pub fn player(&self) -> Box<dyn Player> {

@@ -38,15 +38,15 @@ impl SearchPlayerConfig {
 }
 
 pub struct SearchPlayer {
-    evaluator: Arc<dyn Backend>,
+    backend: Arc<dyn Backend>,
     config: SearchPlayerConfig,
     search: Option<Search>,
     cap_ply: u32,
 }
 
 impl SearchPlayer {
-    pub fn new(evaluator: Arc<dyn Backend>, config: SearchPlayerConfig) -> SearchPlayer {
-        SearchPlayer { evaluator, config, search: None, cap_ply: u32::MAX }
+    pub fn new(backend: Arc<dyn Backend>, config: SearchPlayerConfig) -> SearchPlayer {
+        SearchPlayer { backend, config, search: None, cap_ply: u32::MAX }
     }
 
     /// Brings the search tree to `pos`: plays the moves made since the last search (keeping
@@ -84,11 +84,11 @@ impl Player for SearchPlayer {
     }
 
     fn choose(&mut self, pos: &mut Position, legal: &[Move], rng: &mut dyn RngCore) -> Move {
-        let evaluator = Arc::clone(&self.evaluator);
+        let backend = Arc::clone(&self.backend);
         let simulations = self.config.simulations;
         let search = self.sync(pos, rng);
         search.begin(SearchOptions::exact(simulations));
-        search.run(evaluator.as_ref());
+        search.run(backend.as_ref());
         match search.best_move() {
             Some(m) if legal.contains(&m) => m,
             _ => legal[0],

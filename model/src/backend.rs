@@ -134,7 +134,7 @@ impl EvalOutput {
     }
 }
 
-/// What an evaluator is, for logs and batching decisions.
+/// What a backend is, for logs and batching decisions.
 #[derive(Clone, Debug)]
 pub struct BackendInfo {
     pub name: String,
@@ -142,7 +142,7 @@ pub struct BackendInfo {
     pub preferred_batch: usize,
 }
 
-/// A thread-safe batch evaluator. Several search threads may call [`Backend::evaluate`] at
+/// A thread-safe batch evaluation of positions. Several search threads may call [`Backend::evaluate`] at
 /// once; an implementation that owns a network serves them from one inference thread, so while
 /// one thread waits for its batch the others keep searching.
 pub trait Backend: Send + Sync {
@@ -228,7 +228,7 @@ impl Backend for MockBackend {
     }
 }
 
-/// Memoises another evaluator by position key: Zobrist hash of board, side and rights, plus the
+/// Memoises another backend by position key: Zobrist hash of board, side and rights, plus the
 /// number of legal moves as a cheap guard against history-dependent move sets, plus the
 /// repetition count the network sees (0, 1, 2 or more earlier occurrences).
 pub struct CachedBackend<E> {

@@ -2,7 +2,7 @@
 //! network evaluation, and the game records they produce.
 //!
 //! - [`search`]: PUCT (AlphaZero) and Gumbel AlphaZero over one game, driven step by step so
-//!   that the leaves of many games share one evaluator batch; tree reuse between moves.
+//!   that the leaves of many games share one backend batch; tree reuse between moves.
 //! - [`runner`]: `threads` workers, each driving many [`game::SelfPlayGame`]s and calling the
 //!   blocking [`Backend`](fairyzero_model::backend::Backend) with one batch at a time.
 //! - [`analyse`]: one position at a time with node/time limits and a stop flag.

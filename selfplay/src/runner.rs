@@ -1,6 +1,6 @@
 //! Many games at once (lc0's `multigame`, KataGo's `selfplay`): `threads` workers each drive
 //! `games_in_parallel / threads` games, gather one leaf per game (or more with virtual loss)
-//! into one batch, call the blocking evaluator, back up, and repeat. While one worker waits for
+//! into one batch, call the blocking backend, back up, and repeat. While one worker waits for
 //! its batch the others search, so with two workers on two cores neither the network nor the
 //! search should sit idle. [`Summary`] reports how much each waited.
 
@@ -207,8 +207,8 @@ pub struct Summary {
     pub draws: u64,
     /// Games per result reason ("checkmate", "move cap", ...).
     pub reasons: BTreeMap<String, u64>,
-    /// Wall time with at least one evaluator call in progress.
-    pub evaluator_busy: Duration,
+    /// Wall time with at least one backend call in progress.
+    pub backend_busy: Duration,
     pub workers: Vec<WorkerStats>,
     pub files: Vec<PathBuf>,
 }
@@ -264,9 +264,9 @@ impl Summary {
         self.evaluated() as f64 / batches.max(1) as f64
     }
 
-    /// Fraction of the run during which no evaluator call was in progress.
-    pub fn evaluator_idle_fraction(&self) -> f64 {
-        1.0 - (self.evaluator_busy.as_secs_f64() / self.secs()).min(1.0)
+    /// Fraction of the run during which no backend call was in progress.
+    pub fn backend_idle_fraction(&self) -> f64 {
+        1.0 - (self.backend_busy.as_secs_f64() / self.secs()).min(1.0)
     }
 
     /// Fraction of the workers' time spent blocked in the evaluator.
@@ -276,9 +276,9 @@ impl Summary {
         wait / total.max(1e-9)
     }
 
-    /// Backend throughput while busy: positions per second of evaluator-busy time.
-    pub fn evaluator_positions_per_busy_sec(&self) -> f64 {
-        self.evaluated() as f64 / self.evaluator_busy.as_secs_f64().max(1e-9)
+    /// Backend throughput while busy: positions per second of backend-busy time.
+    pub fn backend_positions_per_busy_sec(&self) -> f64 {
+        self.evaluated() as f64 / self.backend_busy.as_secs_f64().max(1e-9)
     }
 }
 
@@ -317,16 +317,16 @@ impl fmt::Display for Summary {
         writeln!(f, "result reasons: {}", reasons.join(", "))?;
         writeln!(
             f,
-            "waiting: evaluator idle {:.1}% of the time, search threads blocked on the evaluator {:.1}%",
-            100.0 * self.evaluator_idle_fraction(),
+            "waiting: network idle {:.1}% of the time, search threads blocked on the network {:.1}%",
+            100.0 * self.backend_idle_fraction(),
             100.0 * self.search_wait_fraction()
         )?;
-        write!(f, "evaluator throughput while busy: {:.0} positions/s", self.evaluator_positions_per_busy_sec())
+        write!(f, "network throughput while busy: {:.0} positions/s", self.backend_positions_per_busy_sec())
     }
 }
 
 /// Plays `options.games` games and writes them to `options.out_dir` (if set) in chunks;
-/// `on_game` sees every finished game. `stop` ends the run within one evaluator batch: the
+/// `on_game` sees every finished game. `stop` ends the run within one backend batch: the
 /// games finished so far are written, the ones in progress are dropped (a game resumed from
 /// the middle would need its search trees, and its early moves alone are no training target).
 pub fn run_selfplay(
@@ -421,7 +421,7 @@ pub fn run_selfplay_until(
     });
     bar.finish_and_clear();
     summary.elapsed = started.elapsed();
-    summary.evaluator_busy = shared.clock.lock().expect("clock lock").busy;
+    summary.backend_busy = shared.clock.lock().expect("clock lock").busy;
     if let Some(e) = write_error {
         return Err(e.into());
     }

@@ -104,6 +104,6 @@ impl CheckpointLoader for TorchLoader {
         let device = fairyzero_torch::default_device();
         let eval = TorchBackend::from_checkpoint(path, Arc::clone(variant), None, device, options)
             .map_err(|e| LoadError::unreadable(path, e))?;
-        Ok(LoadedCheckpoint { evaluator: Arc::new(eval), step: None })
+        Ok(LoadedCheckpoint { backend: Arc::new(eval), step: None })
     }
 }

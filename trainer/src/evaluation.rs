@@ -55,7 +55,7 @@ impl CheckpointLoader for StoreLoader {
         };
         let eval = TorchBackend::from_checkpoint(&dir, Arc::clone(variant), None, self.device, options)
             .map_err(|e| LoadError::unreadable(path, e))?;
-        Ok(LoadedCheckpoint { evaluator: Arc::new(eval), step: Some(manifest.step) })
+        Ok(LoadedCheckpoint { backend: Arc::new(eval), step: Some(manifest.step) })
     }
 }
 

@@ -285,7 +285,7 @@ pub fn piece_values(args: PieceValuesArgs, net: &dyn NetRuntime) -> Result<()> {
             let loaded = loader.load(&checkpoint, &variant)?;
             others.push(probe_values(
                 &variant,
-                loaded.evaluator.as_ref(),
+                loaded.backend.as_ref(),
                 &games,
                 args.pieces.as_deref(),
                 &args.reference,

@@ -124,7 +124,7 @@ pub fn run(args: SelfPlayArgs, runtime: &dyn NetRuntime) -> Result<()> {
     );
     let raw = args.bench_raw.map(|secs| {
         let rate = bench::raw_throughput(evaluator.as_ref(), &variant, per_batch, Duration::from_secs_f64(secs));
-        tracing::info!("raw evaluator throughput at batch {per_batch}: {rate:.0} positions/s");
+        tracing::info!("raw network throughput at batch {per_batch}: {rate:.0} positions/s");
         rate
     });
     let options = RunOptions { games: args.games, seed, net: net_id, out_dir: Some(args.out.clone()), progress: true };
