@@ -29,7 +29,7 @@ impl NetSpec {
     /// Parses `--net`; a checkpoint must be an existing directory.
     pub fn parse(text: &str) -> Result<NetSpec> {
         if let Some(size) = text.strip_prefix("random:") {
-            let config = NetConfig::parse(size).map_err(anyhow::Error::msg).with_context(|| format!("--net {text}"))?;
+            let config = NetConfig::parse(size).with_context(|| format!("--net {text}"))?;
             return Ok(NetSpec::Random(config));
         }
         let dir = Path::new(text);

@@ -61,7 +61,7 @@ impl NetConfig {
     }
 
     /// Parses a size: a preset name or `BLOCKSxCHANNELS` (e.g. `8x96`).
-    pub fn parse(text: &str) -> Result<NetConfig, String> {
+    pub fn parse(text: &str) -> Result<NetConfig, NetSizeError> {
         match text {
             "tiny" => return Ok(NetConfig::tiny()),
             "small" => return Ok(NetConfig::small()),
@@ -71,10 +71,7 @@ impl NetConfig {
         let parsed = text.split_once('x').and_then(|(b, c)| Some((b.parse::<usize>().ok()?, c.parse::<usize>().ok()?)));
         match parsed {
             Some((b, c)) if b >= 1 && c >= 4 => Ok(NetConfig::tower(b, c)),
-            _ => Err(format!(
-                "unknown network size {text:?}: use one of {} or BLOCKSxCHANNELS such as 8x96",
-                NetConfig::PRESETS.join(", ")
-            )),
+            _ => Err(NetSizeError { text: text.to_string() }),
         }
     }
 
@@ -95,6 +92,15 @@ impl NetConfig {
     pub fn is_global_pool_block(&self, i: usize) -> bool {
         self.global_pool_every > 0 && (i + 1).is_multiple_of(self.global_pool_every)
     }
+}
+
+/// A network size that is neither a preset nor `BLOCKSxCHANNELS` with at least one block and
+/// four channels.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown network size {text:?}: use one of {} or BLOCKSxCHANNELS such as 8x96", NetConfig::PRESETS.join(", "))]
+pub struct NetSizeError {
+    /// The size as given.
+    pub text: String,
 }
 
 impl fmt::Display for NetConfig {
@@ -160,16 +166,24 @@ pub struct CheckpointHeader {
 impl CheckpointHeader {
     /// Reads `header.json` text: the schema, then a format version this program can read.
     /// The error says what is wrong, without the file name (the caller has it).
-    pub fn parse(text: &str) -> Result<CheckpointHeader, String> {
-        let header: CheckpointHeader = serde_json::from_str(text).map_err(|e| format!("bad header: {e}"))?;
+    pub fn parse(text: &str) -> Result<CheckpointHeader, HeaderError> {
+        let header: CheckpointHeader = serde_json::from_str(text).map_err(HeaderError::Schema)?;
         if header.format_version > CHECKPOINT_FORMAT_VERSION {
-            return Err(format!(
-                "format version {} is newer than this program's {CHECKPOINT_FORMAT_VERSION}",
-                header.format_version
-            ));
+            return Err(HeaderError::NewerFormat { found: header.format_version });
         }
         Ok(header)
     }
+}
+
+/// Why `header.json` text is not a header this program can read.
+#[derive(Debug, thiserror::Error)]
+pub enum HeaderError {
+    /// Not JSON, or not the header's schema (a missing or unknown field, a wrong type).
+    #[error("bad header: {0}")]
+    Schema(#[source] serde_json::Error),
+    /// Written by a newer program, in a layout this one does not know.
+    #[error("format version {found} is newer than this program's {}", CHECKPOINT_FORMAT_VERSION)]
+    NewerFormat { found: u32 },
 }
 
 #[cfg(test)]
@@ -182,8 +196,35 @@ mod tests {
         assert_eq!(NetConfig::parse("base").unwrap().to_string(), "10x128");
         assert_eq!(NetConfig::parse("8x96").unwrap(), NetConfig::tower(8, 96));
         let err = NetConfig::parse("huge").unwrap_err();
-        assert!(err.contains("tiny, small, base"), "{err}");
-        assert!(NetConfig::parse("0x32").is_err());
+        assert_eq!(
+            err.to_string(),
+            "unknown network size \"huge\": use one of tiny, small, base or BLOCKSxCHANNELS such as 8x96"
+        );
+        assert_eq!(NetConfig::parse("0x32").unwrap_err(), NetSizeError { text: "0x32".to_string() });
+    }
+
+    #[test]
+    fn header_errors_say_what_is_wrong() {
+        let err = CheckpointHeader::parse("{").unwrap_err();
+        assert!(matches!(err, HeaderError::Schema(_)), "{err:?}");
+        assert!(err.to_string().starts_with("bad header: "), "{err}");
+
+        let newer = serde_json::json!({
+            "format_version": CHECKPOINT_FORMAT_VERSION + 1,
+            "encoding_version": 1,
+            "variant": { "name": "chess", "hash": "0000000000000000", "width": 8, "height": 8, "pieces": [] },
+            "architecture": NetConfig::tiny(),
+            "training_step": 0,
+            "weights": "model.safetensors",
+        });
+        let err = CheckpointHeader::parse(&newer.to_string()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "format version {} is newer than this program's {CHECKPOINT_FORMAT_VERSION}",
+                CHECKPOINT_FORMAT_VERSION + 1
+            )
+        );
     }
 
     #[test]

@@ -46,6 +46,6 @@ pub use backend::{
     recycle_requests, Backend, BackendInfo, CachedBackend, EvalOutput, EvalRequest, EvalView, Evaluation, MockBackend,
     MockValue,
 };
-pub use config::NetConfig;
+pub use config::{HeaderError, NetConfig, NetSizeError};
 pub use encoding::{EncodedBatch, Encoding, MoveFeatures, StandardEncoding};
 pub use training::TrainBatch;

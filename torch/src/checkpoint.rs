@@ -25,7 +25,7 @@ use fairyzero_rules::Variant;
 use tch::{Device, Tensor};
 
 use fairyzero_model::{
-    config::{CheckpointHeader, NetConfig, VariantRecord, CHECKPOINT_FORMAT_VERSION},
+    config::{CheckpointHeader, HeaderError, NetConfig, VariantRecord, CHECKPOINT_FORMAT_VERSION},
     encoding::ENCODING_VERSION,
     identity::{match_pieces, PieceIdentity, PieceMatch},
 };
@@ -47,6 +47,10 @@ pub enum CheckpointError {
     Io { path: String, error: std::io::Error },
     #[error("checkpoint {path}: {message}")]
     Invalid { path: String, message: String },
+    /// `header.json` is not a header this program reads: not damage, like `Invalid` (a newer
+    /// program's header is sound, and moving it aside would lose it).
+    #[error("checkpoint {path}: {error}")]
+    Header { path: String, error: HeaderError },
     /// A file does not match the size or SHA-256 its manifest records.
     #[error("checkpoint {path}: checksum failed: {message}")]
     Checksum { path: String, message: String },
@@ -72,6 +76,7 @@ impl CheckpointError {
         match self {
             CheckpointError::Io { .. } | CheckpointError::Checksum { .. } | CheckpointError::Unreadable { .. } => true,
             CheckpointError::Invalid { .. }
+            | CheckpointError::Header { .. }
             | CheckpointError::WrongVariant { .. }
             | CheckpointError::WrongArchitecture { .. }
             | CheckpointError::Torch { .. } => false,
@@ -262,7 +267,7 @@ pub fn read_header(dir: &Path) -> Result<CheckpointHeader, CheckpointError> {
     let path = dir.join(HEADER_FILE);
     let text = fs::read_to_string(&path).map_err(io_err(&path))?;
     let header = CheckpointHeader::parse(&text)
-        .map_err(|message| CheckpointError::Invalid { path: path.display().to_string(), message })?;
+        .map_err(|error| CheckpointError::Header { path: path.display().to_string(), error })?;
     Ok(header)
 }
 

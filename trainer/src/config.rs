@@ -94,7 +94,7 @@ pub struct NetSection {
 }
 
 impl NetSection {
-    pub fn resolve(&self) -> Result<NetConfig, String> {
+    pub fn resolve(&self) -> Result<NetConfig, fairyzero_model::NetSizeError> {
         let mut c = NetConfig::parse(&self.size)?;
         if let Some(v) = self.global_pool_every {
             c.global_pool_every = v;

@@ -750,7 +750,7 @@ impl Run {
                         last.name
                     );
                 }
-                let arch = config.net.resolve().map_err(anyhow::Error::msg)?;
+                let arch = config.net.resolve()?;
                 let loaded = checkpoint::load(source, Arc::clone(&variant), Some(&arch), device, true)
                     .with_context(|| format!("--transfer {}", source.display()))?;
                 Some((source.clone(), loaded))
@@ -772,7 +772,7 @@ impl Run {
         std::fs::write(run_dir.join("config.toml"), &resolved)?;
         let scratch = run_dir.join(".scratch");
         std::fs::create_dir_all(&scratch)?;
-        let arch = config.net.resolve().map_err(anyhow::Error::msg)?;
+        let arch = config.net.resolve()?;
         let stop = options.stop.clone().unwrap_or_else(|| Arc::new(AtomicBool::new(false)));
         let bar = progress_bar(config.output.progress);
         let metrics = Metrics::open(&run_dir, config.output.tensorboard)?;
