@@ -47,4 +47,4 @@ pub use notation::{MoveError, PositionError};
 pub use position::{EndReason, Outcome, Position};
 pub use spec::{betza as geometry, power_spec as powers, setup_spec as setup};
 pub use types::{Color, Dims, Piece, PieceType, Square};
-pub use variant::{GameValue, Variant, VariantError, VariantSpec};
+pub use variant::{BuildError, GameValue, Variant, VariantError, VariantSpec};

@@ -1,6 +1,6 @@
 //! Bad input gets a clear, one-line error naming the field or character at fault.
 
-use fairyzero_rules::{Position, Variant};
+use fairyzero_rules::{Position, Variant, VariantSpec};
 
 fn fen_error(variant: &str, fen: &str) -> String {
     let v = Variant::load(variant).unwrap();
@@ -132,4 +132,18 @@ fn every_problem_of_a_variant_file_is_reported_at_once() {
     // A missing required field ends the list: nothing can stand in for it.
     let e = variant_error("name = \"t\"\nheight = 5\ncolour = 1\n");
     assert!(e.contains("field `colour`") && e.contains("missing field `width`"), "{e}");
+}
+
+/// `Variant::build` on a spec made in memory (no file): one typed error listing every problem.
+#[test]
+fn a_spec_built_in_memory_lists_every_problem() {
+    let text = "name = \"t\"\nwidth = 5\nheight = 5\nstart = \"4k/5/5/5/K4 w\"\n\
+                [[piece]]\nname = \"king\"\ntoken = \"K\"\nbetza = \"KX\"\nroyal = true\n\
+                [[piece]]\nname = \"queen\"\ntoken = \"k\"\nbetza = \"Q\"\n";
+    let spec: VariantSpec = toml::from_str(text).unwrap();
+    let e = Variant::build(spec).expect_err("the spec must be refused");
+    assert_eq!(e.problems.len(), 2, "{e}");
+    assert!(e.problems[0].starts_with("piece \"queen\": field `token` \"k\" is used twice"), "{e}");
+    assert!(e.problems[1].starts_with("piece \"king\": field `betza`: in Betza string \"KX\""), "{e}");
+    assert!(e.to_string().starts_with("2 problems:\n  piece \"queen\""), "{e}");
 }

@@ -53,7 +53,7 @@ impl Variant {
         read_parent: &ParentReader<'_>,
     ) -> Result<Arc<Variant>, VariantError> {
         let (spec, mut problems) = load::read_spec(source_name, text, base_dir, read_parent)?;
-        let built = spec.and_then(|spec| Variant::build(spec).map_err(|p| problems.extend(p)).ok());
+        let built = spec.and_then(|spec| Variant::build(spec).map_err(|e| problems.extend(e.problems)).ok());
         match built {
             Some(variant) if problems.is_empty() => Ok(Arc::new(variant)),
             _ => Err(load::invalid(source_name, &problems)),
@@ -61,7 +61,11 @@ impl Variant {
     }
 
     /// Validates a specification. Returns every problem found, each naming its field.
-    pub fn build(spec: VariantSpec) -> Result<Variant, Vec<String>> {
+    pub fn build(spec: VariantSpec) -> Result<Variant, BuildError> {
+        Variant::conclude(spec).map_err(|problems| BuildError { problems })
+    }
+
+    fn conclude(spec: VariantSpec) -> Result<Variant, Vec<String>> {
         let mut problems = Vec::new();
         if !(1..=MAX_BOARD_SIDE).contains(&spec.width) || !(1..=MAX_BOARD_SIDE).contains(&spec.height) {
             problems.push(format!(
@@ -328,6 +332,26 @@ impl Variant {
             }
         }
         Ok(variant)
+    }
+}
+
+/// A [`VariantSpec`] that does not make a variant: every problem found, each naming its field
+/// (`field `start`: ...`, `piece "king": field `betza`: ...`), never only the first.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}", list_problems(.problems))]
+pub struct BuildError {
+    pub problems: Vec<String>,
+}
+
+/// One problem as it is, several one per line (the same layout as a variant file's error,
+/// without the file name: a spec built in memory has none).
+fn list_problems(problems: &[String]) -> String {
+    match problems {
+        [one] => one.clone(),
+        _ => {
+            let lines: Vec<String> = problems.iter().map(|p| format!("\n  {p}")).collect();
+            format!("{} problems:{}", problems.len(), lines.concat())
+        }
     }
 }
 

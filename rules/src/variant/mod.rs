@@ -18,6 +18,7 @@ pub(crate) mod zobrist;
 
 use std::fmt;
 
+pub use build::BuildError;
 pub use crate::spec::{
     load::{builtin_names, read_parent_file, ParentReader, VariantError},
     variant_spec::*,
