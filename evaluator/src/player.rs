@@ -18,7 +18,7 @@ use rand::{Rng, RngCore};
 use crate::{
     alphabeta::{AlphaBeta, AlphaBetaConfig},
     search_player::{SearchPlayer, SearchPlayerConfig},
-    values::{PieceValues, ValueSource},
+    values::{PieceValues, ValueSource, ValueSourceError},
     Error,
 };
 
@@ -147,7 +147,7 @@ impl PlayerSpec {
         let options: Vec<&str> = parts.collect();
         let values_of = |o: &str| -> Result<Option<ValueSource>, Error> {
             match o.strip_prefix("values=") {
-                Some(v) => v.parse().map(Some).map_err(&bad),
+                Some(v) => v.parse().map(Some).map_err(|e: ValueSourceError| bad(e.to_string())),
                 None => Ok(None),
             }
         };

@@ -66,15 +66,23 @@ impl fmt::Display for ValueSource {
     }
 }
 
+/// A piece value source that is not one of [`ValueSource`]'s names.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown piece value source {text:?} (expected nominal, mobility or uniform)")]
+pub struct ValueSourceError {
+    /// The name as given.
+    pub text: String,
+}
+
 impl FromStr for ValueSource {
-    type Err = String;
+    type Err = ValueSourceError;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "nominal" => Ok(ValueSource::Nominal),
             "mobility" => Ok(ValueSource::Mobility),
             "uniform" => Ok(ValueSource::Uniform),
-            _ => Err(format!("unknown piece value source {s:?} (expected nominal, mobility or uniform)")),
+            _ => Err(ValueSourceError { text: s.to_string() }),
         }
     }
 }
@@ -240,7 +248,9 @@ mod tests {
         for s in [ValueSource::Nominal, ValueSource::Mobility, ValueSource::Uniform] {
             assert_eq!(s.as_str().parse::<ValueSource>().unwrap(), s);
         }
-        assert!("pawns".parse::<ValueSource>().is_err());
+        let err = "pawns".parse::<ValueSource>().unwrap_err();
+        assert_eq!(err, ValueSourceError { text: "pawns".to_string() });
+        assert_eq!(err.to_string(), "unknown piece value source \"pawns\" (expected nominal, mobility or uniform)");
     }
 
     #[test]
