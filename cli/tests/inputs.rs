@@ -225,3 +225,18 @@ fn print_config_prints_short_floats() {
         assert!(!widened, "{line}");
     }
 }
+
+/// A run file whose `[selfplay]` holds an infinite or NaN float (TOML has both) is refused by
+/// `selfplay` as it is by `train`, naming the file and the key, before any game.
+#[test]
+fn selfplay_refuses_non_finite_floats_in_its_config() {
+    let s = tempfile::tempdir().unwrap();
+    let config = s.path().join("run.toml");
+    std::fs::write(&config, "variant = \"gardner\"\n[selfplay.puct]\nc_puct = inf\n").unwrap();
+    let config = config.to_str().unwrap();
+    let out = s.path().join("games");
+    let out = out.to_str().unwrap();
+    let args = ["selfplay", "--config", config, "--games", "1", "--out", out];
+    assert_refused(&args, 1, &[config, "`puct.c_puct` must be a finite number (it is inf)"]);
+    assert!(!Path::new(out).exists(), "a refused selfplay created {out}");
+}

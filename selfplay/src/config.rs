@@ -262,14 +262,29 @@ impl SelfPlayConfig {
         check(self.leaves_per_game >= 1, "`leaves_per_game` must be at least 1");
         check(self.games_per_file >= 1, "`games_per_file` must be at least 1");
         check(self.move_cap != Some(0), "`move_cap` must be at least 1");
-        let p = &self.puct;
+        let (p, g) = (&self.puct, &self.gumbel);
+        // A non-finite value passes the range checks below (`inf > 0`) and then turns every
+        // search score it enters into inf or NaN: the search plays arbitrary moves and the
+        // records it writes say nothing.
+        let mut floats = vec![
+            ("`puct.c_puct`", p.c_puct),
+            ("`puct.fpu_reduction`", p.fpu_reduction),
+            ("`puct.dirichlet_alpha`", p.dirichlet_alpha),
+            ("`puct.dirichlet_epsilon`", p.dirichlet_epsilon),
+            ("`gumbel.c_visit`", g.c_visit),
+            ("`gumbel.c_scale`", g.c_scale),
+        ];
+        floats.extend(p.temperature.iter().map(|t| ("`puct.temperature` value", t.value)));
+        floats.extend(self.playout_cap.iter().map(|c| ("`playout_cap.full_fraction`", c.full_fraction)));
+        for (key, value) in floats {
+            check(value.is_finite(), &format!("{key} must be a finite number (it is {value})"));
+        }
         check(p.c_puct > 0.0, "`puct.c_puct` must be positive");
         check(p.fpu_reduction >= 0.0, "`puct.fpu_reduction` must not be negative");
         check(p.dirichlet_alpha > 0.0, "`puct.dirichlet_alpha` must be positive");
         check((0.0..=1.0).contains(&p.dirichlet_epsilon), "`puct.dirichlet_epsilon` must be in [0, 1]");
         check(p.temperature.iter().all(|s| s.value >= 0.0), "`puct.temperature` values must not be negative");
         check(p.temperature.windows(2).all(|w| w[0].ply < w[1].ply), "`puct.temperature` plies must increase");
-        let g = &self.gumbel;
         check(g.considered_actions >= 1, "`gumbel.considered_actions` must be at least 1");
         check(g.c_visit >= 0.0 && g.c_scale > 0.0, "`gumbel.c_visit` must be >= 0 and `gumbel.c_scale` > 0");
         if let Some(cap) = &self.playout_cap {
@@ -365,6 +380,28 @@ mod tests {
         let err = RunSelfPlay::parse("x.toml", "[selfplay]\nsimulations = 0\nthreads = 0\n").unwrap_err();
         let text = err.to_string();
         assert!(text.contains("`simulations`") && text.contains("`threads`"), "{text}");
+    }
+
+    /// TOML has `inf` and `nan`; both pass a `> 0` range check, so finiteness is its own.
+    #[test]
+    fn every_float_must_be_finite() {
+        for (line, key) in [
+            ("[selfplay.puct]\nc_puct = inf", "`puct.c_puct` must be a finite number (it is inf)"),
+            ("[selfplay.puct]\nfpu_reduction = nan", "`puct.fpu_reduction` must be a finite number (it is NaN)"),
+            ("[selfplay.puct]\ndirichlet_alpha = inf", "`puct.dirichlet_alpha` must be a finite number"),
+            ("[selfplay.puct]\ndirichlet_epsilon = nan", "`puct.dirichlet_epsilon` must be a finite number"),
+            ("[selfplay.puct]\ntemperature = [{ ply = 0, value = inf }]", "`puct.temperature` value must be a finite"),
+            ("[selfplay.gumbel]\nc_visit = inf", "`gumbel.c_visit` must be a finite number"),
+            ("[selfplay.gumbel]\nc_scale = nan", "`gumbel.c_scale` must be a finite number"),
+            (
+                "[selfplay.playout_cap]\nfull_fraction = nan\nreduced_simulations = 10",
+                "`playout_cap.full_fraction` must be a finite number",
+            ),
+        ] {
+            let err = RunSelfPlay::parse("x.toml", line).unwrap_err().to_string();
+            assert!(err.contains(key), "{line}: {err}");
+        }
+        assert!(RunSelfPlay::parse("x.toml", "[selfplay.puct]\nc_puct = 1e30\n").is_ok());
     }
 
     #[test]

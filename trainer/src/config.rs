@@ -543,22 +543,8 @@ impl RunConfig {
         ] {
             check(value.is_finite(), &format!("{key} must be a finite number (it is {value})"));
         }
-        // The self-play section's own validation checks ranges, not finiteness.
-        let (puct, gumbel) = (&self.selfplay.puct, &self.selfplay.gumbel);
-        let mut selfplay_floats = vec![
-            ("selfplay.puct.c_puct", puct.c_puct),
-            ("selfplay.puct.fpu_reduction", puct.fpu_reduction),
-            ("selfplay.puct.dirichlet_alpha", puct.dirichlet_alpha),
-            ("selfplay.puct.dirichlet_epsilon", puct.dirichlet_epsilon),
-            ("selfplay.gumbel.c_visit", gumbel.c_visit),
-            ("selfplay.gumbel.c_scale", gumbel.c_scale),
-        ];
-        selfplay_floats.extend(puct.temperature.iter().map(|t| ("selfplay.puct.temperature value", t.value)));
-        selfplay_floats
-            .extend(self.selfplay.playout_cap.iter().map(|c| ("selfplay.playout_cap.full_fraction", c.full_fraction)));
-        for (key, value) in selfplay_floats {
-            check(value.is_finite(), &format!("{key} must be a finite number (it is {value})"));
-        }
+        // The `[selfplay]` floats are checked by `SelfPlayConfig::validate` (below), which
+        // `fairyzero selfplay` runs too.
         check(t.step_factor >= 0.0, "train.step_factor must not be negative");
         check(
             e.sprt.alpha > 0.0 && e.sprt.alpha < 1.0 && e.sprt.beta > 0.0 && e.sprt.beta < 1.0,
@@ -785,10 +771,17 @@ mod tests {
             ("train.grad_clip", "inf"),
             ("eval.sprt.elo1", "inf"),
             ("replay.search_value_weight", "nan"),
-            ("selfplay.puct.c_puct", "inf"),
         ] {
             let e = RunConfig::parse("x", MINIMAL, &[format!("{key}={value}")]).unwrap_err().to_string();
             assert!(e.contains(key) && e.contains("finite"), "{key}={value}: {e}");
+        }
+        // `[selfplay]` problems come from the self-play crate, with its key names.
+        for (key, value, named) in [
+            ("selfplay.puct.c_puct", "inf", "[selfplay] `puct.c_puct` must be a finite number (it is inf)"),
+            ("selfplay.gumbel.c_scale", "nan", "[selfplay] `gumbel.c_scale` must be a finite number (it is NaN)"),
+        ] {
+            let e = RunConfig::parse("x", MINIMAL, &[format!("{key}={value}")]).unwrap_err().to_string();
+            assert!(e.contains(named), "{key}={value}: {e}");
         }
         let e = RunConfig::parse("x", MINIMAL, &["run_dir=".into()]).unwrap_err().to_string();
         assert!(e.contains("run_dir must not be empty"), "{e}");
