@@ -60,7 +60,7 @@ pub fn bench_net(args: NetBenchArgs) -> anyhow::Result<()> {
     }
     let variant = Variant::load(&args.variant).with_context(|| format!("cannot load variant {:?}", args.variant))?;
     let config = NetConfig::parse(&args.size)?;
-    let device = fairyzero_trainer::config::parse_device(&args.device).map_err(|m| anyhow::anyhow!("--device: {m}"))?;
+    let device = fairyzero_trainer::config::parse_device(&args.device).map_err(|e| anyhow::anyhow!("--device: {e}"))?;
     // Before the first tensor: libtorch panics on a device it cannot use.
     fairyzero_torch::require_device(device).context("--device")?;
 

@@ -619,8 +619,8 @@ impl RunConfig {
         if let Err(m) = self.net.resolve() {
             p.push(format!("net.size: {m}"));
         }
-        if let Err(m) = parse_device(&self.device) {
-            p.push(m);
+        if let Err(e) = parse_device(&self.device) {
+            p.push(e.to_string());
         }
         if let Err(e) = self.selfplay.validate() {
             p.extend(e.problems.into_iter().map(|m| format!("[selfplay] {m}")));
@@ -644,7 +644,7 @@ impl RunConfig {
 }
 
 /// `auto`, `cpu`, `cuda`, `cuda:N`.
-pub fn parse_device(text: &str) -> Result<fairyzero_torch::Device, String> {
+pub fn parse_device(text: &str) -> Result<fairyzero_torch::Device, DeviceError> {
     use fairyzero_torch::Device;
     match text {
         "auto" => Ok(fairyzero_torch::default_device()),
@@ -652,9 +652,17 @@ pub fn parse_device(text: &str) -> Result<fairyzero_torch::Device, String> {
         "cuda" => Ok(Device::Cuda(0)),
         _ => match text.strip_prefix("cuda:").and_then(|n| n.parse::<usize>().ok()) {
             Some(n) => Ok(Device::Cuda(n)),
-            None => Err(format!("device {text:?}: expected auto, cpu, cuda or cuda:N")),
+            None => Err(DeviceError { text: text.to_string() }),
         },
     }
+}
+
+/// A device name that is not `auto`, `cpu`, `cuda` or `cuda:N`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("device {text:?}: expected auto, cpu, cuda or cuda:N")]
+pub struct DeviceError {
+    /// The name as given.
+    pub text: String,
 }
 
 pub(crate) fn absolute(path: &Path) -> PathBuf {
@@ -759,6 +767,17 @@ mod tests {
         let e = RunConfig::parse("x", MINIMAL, &["variant.x=1".into()]).unwrap_err().to_string();
         assert!(e.contains("not a table"), "{e}");
         assert!(RunConfig::parse("x", MINIMAL, &["novalue".into()]).is_err());
+    }
+
+    #[test]
+    fn devices_parse_and_a_bad_one_is_named() {
+        assert_eq!(parse_device("cpu").unwrap(), fairyzero_torch::Device::Cpu);
+        assert_eq!(parse_device("cuda:3").unwrap(), fairyzero_torch::Device::Cuda(3));
+        let err = parse_device("gpu").unwrap_err();
+        assert_eq!(err, DeviceError { text: "gpu".to_string() });
+        assert_eq!(err.to_string(), "device \"gpu\": expected auto, cpu, cuda or cuda:N");
+        let e = RunConfig::parse("x", MINIMAL, &["device=\"cuda:x\"".into()]).unwrap_err().to_string();
+        assert!(e.contains("device \"cuda:x\": expected auto, cpu, cuda or cuda:N"), "{e}");
     }
 
     #[test]

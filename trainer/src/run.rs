@@ -722,7 +722,7 @@ impl Run {
     fn open(config: RunConfig, options: &TrainOptions) -> anyhow::Result<Run> {
         let variant =
             Variant::load(&config.variant).with_context(|| format!("loading the variant {}", config.variant))?;
-        let device = parse_device(&config.device).map_err(anyhow::Error::msg)?;
+        let device = parse_device(&config.device)?;
         // Before anything is written: libtorch would panic on the first tensor.
         fairyzero_torch::require_device(device).with_context(|| format!("device = {:?}", config.device))?;
         let run_dir = absolute(&config.run_dir);
