@@ -186,7 +186,7 @@ impl Dims {
                 write!(f, "{}{}", self.0, self.1)
             }
         }
-        Name((b'a' + self.file(sq) as u8) as char, self.rank(sq) as i32 + 1)
+        Name((b'a' + self.file(sq) as u8) as char, self.rank(sq) + 1)
     }
 
     /// Parses a square name such as `a1`, `l12` or `r18`.
