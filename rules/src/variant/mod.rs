@@ -18,7 +18,6 @@ pub(crate) mod zobrist;
 
 use std::fmt;
 
-pub use build::BuildError;
 pub use crate::spec::{
     load::{builtin_names, read_parent_file, ParentReader, VariantError},
     variant_spec::*,
@@ -27,6 +26,7 @@ use crate::{
     types::{Color, Dims, Piece, PieceType, Square},
     variant::{attack_tables::AttackTables, powers::Power, setup::SetupPhase, tables::MoveTables, zobrist::Zobrist},
 };
+pub use build::BuildError;
 
 /// A piece type after validation.
 #[derive(Clone, Debug)]
