@@ -2,6 +2,8 @@
 //! trip, refusals, transfer), the optimizer's saved state, the inference thread, a golden-output
 //! canary, and a tiny net overfitting a fixed batch.
 
+// Positions from seeded random play: the model crate's test helper, shared rather than copied.
+#[path = "../../model/tests/common/mod.rs"]
 mod common;
 
 use std::{
@@ -23,6 +25,12 @@ use fairyzero_torch::{
 use tch::{Device, Kind, Tensor};
 
 const CPU: Device = Device::Cpu;
+
+/// One libtorch thread per test: the harness runs tests in parallel, and OpenMP's spinning
+/// threads slow down by 10x or more on an oversubscribed machine.
+fn one_thread() {
+    fairyzero_torch::set_threads(1);
+}
 
 /// One batch through `backend`, as owned evaluations.
 fn evaluate(backend: &dyn Backend, batch: &[EvalRequest<'_>]) -> Vec<Evaluation> {
@@ -73,7 +81,7 @@ fn wake_up(net: &Net) {
 
 #[test]
 fn shapes_on_every_board_size() {
-    common::one_thread();
+    one_thread();
     tch::manual_seed(1);
     let mut variants: Vec<Arc<Variant>> =
         ["gardner", "chess", "capablanca", "grand", "scirocco"].iter().map(|n| Variant::load(n).unwrap()).collect();
@@ -103,7 +111,7 @@ fn shapes_on_every_board_size() {
 
 #[test]
 fn a_position_gets_the_same_output_alone_and_in_a_batch() {
-    common::one_thread();
+    one_thread();
     tch::manual_seed(2);
     let v = Variant::load("scirocco").unwrap();
     let net = Net::new(&NetConfig::tiny(), Arc::clone(&v), CPU);
@@ -114,18 +122,20 @@ fn a_position_gets_the_same_output_alone_and_in_a_batch() {
     for (i, pos) in positions.iter().enumerate().step_by(3) {
         let (single, _) = encode(&v, std::slice::from_ref(pos));
         let (p, w) = forward(&net, &single);
+        // Float noise only: the batch takes other CPU kernels than a single position (seen up
+        // to about 1e-5 in one run of hundreds); a leak between positions would be far larger.
         for (a, b) in p[0].iter().zip(&all_p[i]) {
-            assert!((a - b).abs() < 1e-5, "policy differs: {a} vs {b}");
+            assert!((a - b).abs() < 1e-4, "position {i}: policy {a} alone, {b} in the batch");
         }
         for (a, b) in w[0].iter().zip(&all_w[i]) {
-            assert!((a - b).abs() < 1e-5);
+            assert!((a - b).abs() < 1e-4, "position {i}: value {a} alone, {b} in the batch");
         }
     }
 }
 
 #[test]
 fn save_load_gives_identical_outputs() {
-    common::one_thread();
+    one_thread();
     tch::manual_seed(3);
     let v = Variant::load("scirocco").unwrap();
     let net = Net::new(&NetConfig::tiny(), Arc::clone(&v), CPU);
@@ -148,7 +158,7 @@ fn save_load_gives_identical_outputs() {
 
 #[test]
 fn loading_into_the_wrong_variant_or_architecture_is_refused() {
-    common::one_thread();
+    one_thread();
     let v = Variant::load("scirocco").unwrap();
     let net = Net::new(&NetConfig::tiny(), Arc::clone(&v), CPU);
     let dir = scratch_dir("refuse");
@@ -186,7 +196,7 @@ fn embedding_row(net: &Net, name: &str, row: i64) -> Vec<f32> {
 
 #[test]
 fn transfer_maps_weights_by_name_and_pieces_by_identity() {
-    common::one_thread();
+    one_thread();
     tch::manual_seed(4);
     let chess = Variant::load("chess").unwrap();
     let net = Net::new(&NetConfig::tiny(), Arc::clone(&chess), CPU);
@@ -248,7 +258,7 @@ fn transfer_maps_weights_by_name_and_pieces_by_identity() {
 
 #[test]
 fn optimizer_state_round_trips_and_resumes_exactly() {
-    common::one_thread();
+    one_thread();
     tch::manual_seed(5);
     let v = Variant::load("chess").unwrap();
     let positions = common::random_positions(&v, 2, 6, 13);
@@ -290,7 +300,7 @@ fn optimizer_state_round_trips_and_resumes_exactly() {
 
 #[test]
 fn a_tiny_net_overfits_a_fixed_batch() {
-    common::one_thread();
+    one_thread();
     tch::manual_seed(6);
     let v = Variant::load("scirocco").unwrap();
     let positions = common::random_positions(&v, 4, 16, 17);
@@ -326,7 +336,7 @@ fn a_tiny_net_overfits_a_fixed_batch() {
 
 #[test]
 fn the_inference_thread_serves_concurrent_searches() {
-    common::one_thread();
+    one_thread();
     tch::manual_seed(7);
     let v = Variant::load("scirocco").unwrap();
     let net = Net::new(&NetConfig::tiny(), Arc::clone(&v), CPU);
@@ -382,7 +392,7 @@ fn the_inference_thread_serves_concurrent_searches() {
 
 #[test]
 fn checkpoint_header_schema_is_pinned() {
-    common::one_thread();
+    one_thread();
     let v = Variant::load("chess").unwrap();
     let net = Net::new(&NetConfig::tiny(), Arc::clone(&v), CPU);
     let dir = scratch_dir("schema");
@@ -460,7 +470,7 @@ fn golden_lines() -> Vec<String> {
 
 #[test]
 fn golden_outputs_of_a_deterministic_tiny_net() {
-    common::one_thread();
+    one_thread();
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/golden-tiny.txt");
     let got = golden_lines();
     if std::env::var_os("FAIRYZERO_BLESS").is_some() {
@@ -483,7 +493,7 @@ fn golden_outputs_of_a_deterministic_tiny_net() {
 
 #[test]
 fn parameter_counts_by_size() {
-    common::one_thread();
+    one_thread();
     let v = Variant::load("scirocco").unwrap();
     for (config, lo, hi) in [(NetConfig::tiny(), 40_000, 200_000), (NetConfig::base(), 2_500_000, 4_500_000)] {
         let n = Net::new(&config, Arc::clone(&v), CPU).parameter_count();

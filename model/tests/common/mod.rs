@@ -1,4 +1,5 @@
-//! Helpers shared by the model's integration tests.
+//! Helpers shared by the integration tests of the model and torch crates (torch/tests/net.rs
+//! includes this file by path).
 #![allow(dead_code)]
 
 use std::sync::Arc;
