@@ -73,6 +73,15 @@ fn malformed_variant_files_name_the_field() {
     // Multi-leg XBetza parses but is refused until the generator runs it.
     let e = variant_error(&format!("{base}{}", piece.replace("betza = \"K\"", "betza = \"KcafR\"")));
     assert!(e.contains("multi-leg"), "{e}");
+    // A hopper with a limited range would hop like an unlimited one: refused until supported.
+    for hopper in ["KpR3", "KgB2", "KpW"] {
+        let e = variant_error(&format!("{base}{}", piece.replace("betza = \"K\"", &format!("betza = \"{hopper}\""))));
+        assert!(e.contains("hopper with a limited range"), "{hopper}: {e}");
+    }
+    for unlimited in ["KpR", "KgQ"] {
+        let text = format!("{base}{}", piece.replace("betza = \"K\"", &format!("betza = \"{unlimited}\"")));
+        assert!(Variant::from_toml("test.toml", &text, None).is_ok(), "{unlimited}");
+    }
     // Promotion targets and the start position are checked.
     let e = variant_error(&format!("{base}{}", piece.replace("royal = true", "royal = true\npromotes_to = [\"Q\"]")));
     assert!(e.contains("promotes_to") && e.contains("\"Q\""), "{e}");

@@ -117,6 +117,20 @@ impl Variant {
                     text.join("a")
                 ));
             }
+            // The tables give hoppers the whole line (their screen may lie beyond the range), and
+            // nothing enforces a range on the landing square yet: refuse rather than generate
+            // moves longer than the piece has (a `pR3` would hop like a full cannon).
+            if let Some(leg) = geometry.components.iter().filter(|c| c.legs.len() == 1).map(|c| &c.legs[0]).find(|l| {
+                l.atoms
+                    .iter()
+                    .any(|a| matches!(a.jump, betza::Jump::Hop | betza::Jump::Grasshopper) && a.max_steps != 0)
+            }) {
+                problems.push(format!(
+                    "piece {:?}: field `betza`: {:?} is a hopper with a limited range, which the move generator \
+                     does not support yet (an unlimited rider such as pR or gQ is supported)",
+                    p.name, leg.text
+                ));
+            }
             let mut concluded = Vec::new();
             for power in &p.powers {
                 match power.conclude() {
