@@ -59,6 +59,11 @@ for line in sys.stdin:
     if name in wanted:
         print(message["executable"])
 ' "${packages[@]}" | sort -u)
+# An empty list would pass without looking at anything (cargo's JSON changed, say).
+if [[ ${#executables[@]} == 0 ]]; then
+    echo "check-no-torch: found no test executables of ${packages[*]} in cargo's build output" >&2
+    failed=1
+fi
 for executable in "${executables[@]}"; do
     if ldd "$executable" 2>&1 | grep -q 'libtorch\|libc10'; then
         echo "check-no-torch: $executable links libtorch:" >&2
