@@ -73,14 +73,14 @@ fn malformed_variant_files_name_the_field() {
     // Multi-leg XBetza parses but is refused until the generator runs it.
     let e = variant_error(&format!("{base}{}", piece.replace("betza = \"K\"", "betza = \"KcafR\"")));
     assert!(e.contains("multi-leg"), "{e}");
-    // A hopper with a limited range would hop like an unlimited one: refused until supported.
-    for hopper in ["KpR3", "KgB2", "KpW"] {
+    // A grasshopper with a range or a cannon on a leaper has no agreed meaning: refused.
+    for hopper in ["KgB2", "KpW"] {
         let e = variant_error(&format!("{base}{}", piece.replace("betza = \"K\"", &format!("betza = \"{hopper}\""))));
-        assert!(e.contains("hopper with a limited range"), "{hopper}: {e}");
+        assert!(e.contains("grasshopper with a range or a cannon on a leaper"), "{hopper}: {e}");
     }
-    for unlimited in ["KpR", "KgQ"] {
-        let text = format!("{base}{}", piece.replace("betza = \"K\"", &format!("betza = \"{unlimited}\"")));
-        assert!(Variant::from_toml("test.toml", &text, None).is_ok(), "{unlimited}");
+    for supported in ["KpR", "KgQ", "KpR3"] {
+        let text = format!("{base}{}", piece.replace("betza = \"K\"", &format!("betza = \"{supported}\"")));
+        assert!(Variant::from_toml("test.toml", &text, None).is_ok(), "{supported}");
     }
     // Promotion targets and the start position are checked.
     let e = variant_error(&format!("{base}{}", piece.replace("royal = true", "royal = true\npromotes_to = [\"Q\"]")));

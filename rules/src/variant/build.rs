@@ -117,17 +117,17 @@ impl Variant {
                     text.join("a")
                 ));
             }
-            // The tables give hoppers the whole line (their screen may lie beyond the range), and
-            // nothing enforces a range on the landing square yet: refuse rather than generate
-            // moves longer than the piece has (a `pR3` would hop like a full cannon).
+            // A grasshopper lands right behind its screen, so a range has no agreed meaning for
+            // it; a cannon hop needs a line with room for a screen (`pR4`, not `pW`).
             if let Some(leg) = geometry.components.iter().filter(|c| c.legs.len() == 1).map(|c| &c.legs[0]).find(|l| {
-                l.atoms
-                    .iter()
-                    .any(|a| matches!(a.jump, betza::Jump::Hop | betza::Jump::Grasshopper) && a.max_steps != 0)
+                l.atoms.iter().any(|a| {
+                    (a.jump == betza::Jump::Grasshopper && a.max_steps != 0)
+                        || (a.jump == betza::Jump::Hop && a.max_steps == 1)
+                })
             }) {
                 problems.push(format!(
-                    "piece {:?}: field `betza`: {:?} is a hopper with a limited range, which the move generator \
-                     does not support yet (an unlimited rider such as pR or gQ is supported)",
+                    "piece {:?}: field `betza`: {:?} is a grasshopper with a range or a cannon on a leaper, \
+                     which the move generator does not support (write a rider: pR, pR4, gQ)",
                     p.name, leg.text
                 ));
             }

@@ -80,9 +80,11 @@ pub(crate) fn build_tables(dims: Dims, geometries: &[Vec<Atom>]) -> MoveTables {
                         let limit = if a.max_steps == 0 { usize::MAX } else { a.max_steps as usize };
                         let start = t.ray_squares.len() as u32;
                         let mut n = 1;
-                        // Hoppers need the whole line: the range limit applies to the landing
-                        // square's distance, enforced below by truncating free rides only.
-                        let limit = if matches!(a.jump, Jump::Free) { limit } else { usize::MAX };
+                        // A range bounds the destination's distance. A cannon's screen lies before
+                        // its landing square, so its line is cut at the range like a rider's; a
+                        // grasshopper lands right behind its screen wherever that is, so it keeps
+                        // the whole line (the loader refuses a grasshopper with a range).
+                        let limit = if matches!(a.jump, Jump::Grasshopper) { usize::MAX } else { limit };
                         while n <= limit {
                             let Some(s2) = dims.square(f + dx * n as i32, r + dy * n as i32) else { break };
                             t.ray_squares.push(s2);
