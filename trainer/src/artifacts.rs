@@ -60,6 +60,11 @@ pub fn checkpoint_name(step: u64) -> String {
     format!("step-{step:08}")
 }
 
+/// The training step of a checkpoint folder name (`step-00000042` → 42).
+pub fn checkpoint_step(name: &str) -> Option<u64> {
+    name.strip_prefix("step-")?.parse().ok()
+}
+
 /// The key prefix of a checkpoint folder.
 pub fn checkpoint_prefix(name: &str) -> String {
     format!("{CHECKPOINTS_DIR}{name}")

@@ -240,7 +240,7 @@ impl CheckpointMatches<'_> {
 /// The training step in a checkpoint player's name (`checkpoints/step-00000100@16` -> 100).
 pub fn step_of_player(name: &str) -> Option<u64> {
     let Ok(PlayerSpec::Checkpoint { path, .. }) = name.parse() else { return None };
-    path.file_name()?.to_str()?.strip_prefix("step-")?.parse().ok()
+    artifacts::checkpoint_step(path.file_name()?.to_str()?)
 }
 
 /// The checkpoint evaluated last before `step` (matches named `eval-<name>-…` exist for it).

@@ -1177,7 +1177,7 @@ impl Run {
             "elo": me_entry.map(|e| e.elo), "elo_low": me_entry.map(|e| e.ci_low), "elo_high": me_entry.map(|e| e.ci_high),
             "score": scores, "ratings": ratings, "secs": secs, "matches": summaries,
         });
-        let step = crate::evaluation::step_of_player(&format!("checkpoints/{name}")).unwrap_or(0);
+        let step = artifacts::checkpoint_step(name).unwrap_or(0);
         lp.metrics.lock().expect("metrics lock").log("eval", step, lp.elapsed(), value.clone());
         Ok(value)
     }
@@ -1286,7 +1286,7 @@ fn opponent(
     manifests: &[CheckpointManifest],
     simulations: u32,
 ) -> anyhow::Result<Option<Contestant>> {
-    let step = crate::evaluation::step_of_player(&format!("checkpoints/{me}")).unwrap_or(0);
+    let step = artifacts::checkpoint_step(me).unwrap_or(0);
     let name = match spec {
         Opponent::Step0 => Some(artifacts::checkpoint_name(0)),
         Opponent::Previous => previous_evaluated(matches.store.as_ref(), manifests, step)?,
