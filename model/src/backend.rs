@@ -55,10 +55,6 @@ impl Evaluation {
     pub fn value(&self) -> f32 {
         self.wdl[0] - self.wdl[2]
     }
-
-    pub fn view(&self) -> EvalView<'_> {
-        EvalView { policy: &self.policy, wdl: self.wdl }
-    }
 }
 
 /// The answers to one batch in buffers that the caller owns and passes again with the next
