@@ -93,6 +93,7 @@ pub fn move_kind_id(kind: MoveKind) -> u8 {
         MoveKind::Push => 9,
         MoveKind::Pull => 10,
         MoveKind::Reproduce => 11,
+        MoveKind::Shove => 12,
     }
 }
 

@@ -1,8 +1,12 @@
-//! Make and unmake: every board edit goes through `put` and `take`, which keep occupancy,
-//! counts, royal squares and the hash in step; `unmake` restores exactly what `make` changed.
+//! Make and unmake: every board edit of a move goes through [`Position::set_square`], which
+//! records the square's previous occupant in the position's journal and keeps occupancy,
+//! counts, royal squares and the hash in step (`put`, `take`); `unmake` replays the journal
+//! backwards. One generic undo serves every kind of action, the multi-piece effects of
+//! Jupiter (pushes, burning, poison, doubled turns) included, and needs no per-move storage
+//! beyond the journal, which grows once and is reused (no allocation per node).
 
 use crate::{
-    moves::{Move, MoveKind, MAX_EXTRA_CAPTURES},
+    moves::{Move, MoveKind},
     position::{Position, NO_SETUP},
     types::{CastlingRights, Color, EnPassant, Piece, PieceType, Square},
     variant::{tables::F_CAPTURE, text::MAX_ROYALS},
@@ -12,9 +16,8 @@ use crate::{
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Undo {
     pub(crate) mv: Move,
-    moved: Option<Piece>,
-    removed: [(Square, Option<Piece>); MAX_EXTRA_CAPTURES + 1],
-    n_removed: u8,
+    /// Length of the journal before this move: its entries from here on are this move's edits.
+    journal_start: u32,
     castling: CastlingRights,
     ep: Option<EnPassant>,
     halfmove: u32,
@@ -23,6 +26,14 @@ pub(crate) struct Undo {
     irreversible: u32,
     side: Color,
     setup_ply: u8,
+}
+
+/// What the actions of one turn did that outlives the board edits.
+#[derive(Default)]
+pub(crate) struct TurnFacts {
+    /// A position before this turn can never recur (capture, promotion, pawn double step).
+    pub(crate) irreversible: bool,
+    pub(crate) new_ep: Option<EnPassant>,
 }
 
 impl Position {
@@ -60,13 +71,28 @@ impl Position {
         p
     }
 
+    /// Replaces the occupant of `sq` (journaled: `unmake` restores it). Returns the old one.
+    #[inline]
+    pub(crate) fn set_square(&mut self, sq: Square, new: Option<Piece>) -> Option<Piece> {
+        let old = self.board[sq.index()];
+        if old == new {
+            return old;
+        }
+        self.journal.push((sq, old));
+        if old.is_some() {
+            self.take(sq);
+        }
+        if let Some(p) = new {
+            self.put(sq, p);
+        }
+        old
+    }
+
     /// Plays a move that the caller knows to be legal (from [`Position::legal_moves`]).
     pub fn make(&mut self, mv: Move) {
-        let mut undo = Undo {
+        let undo = Undo {
             mv,
-            moved: None,
-            removed: [(Square::NONE, None); MAX_EXTRA_CAPTURES + 1],
-            n_removed: 0,
+            journal_start: self.journal.len() as u32,
             castling: self.castling,
             ep: self.ep,
             halfmove: self.halfmove,
@@ -77,77 +103,26 @@ impl Position {
         };
         self.hashes.push(self.hash);
         if mv.kind == MoveKind::Setup {
-            self.make_setup(mv, &mut undo);
+            self.make_setup(mv);
             self.history.push(undo);
             return;
         }
         self.hash ^= self.state_hash();
         let us = self.side;
-        let mut irreversible = false;
-        let mut new_ep = None;
-        match mv.kind {
-            MoveKind::Normal | MoveKind::Stationary => {
-                for &c in mv.captures() {
-                    let victim = self.take(c);
-                    undo.removed[undo.n_removed as usize] = (c, Some(victim));
-                    undo.n_removed += 1;
-                }
-                if mv.kind == MoveKind::Normal {
-                    let p = self.take(mv.from);
-                    undo.moved = Some(p);
-                    if self.board[mv.to.index()].is_some() {
-                        let victim = self.take(mv.to);
-                        undo.removed[undo.n_removed as usize] = (mv.to, Some(victim));
-                        undo.n_removed += 1;
-                    }
-                    let def = &self.variant.pieces[p.kind().index()];
-                    if def.en_passant {
-                        irreversible = true;
-                        new_ep = self.double_step_ep(p, mv.from, mv.to);
-                    }
-                    self.put(mv.to, mv.piece.map_or(p, |t| p.with_kind(t)));
-                }
-                irreversible |= undo.n_removed > 0 || mv.piece.is_some();
-            }
-            MoveKind::Castle => {
-                let king = self.take(mv.from);
-                let rook = self.take(mv.aux);
-                undo.moved = Some(king);
-                self.put(mv.to, king);
-                self.put(self.castle_rook_destination(mv), rook);
-                irreversible = true;
-            }
-            MoveKind::Pass => {}
-            MoveKind::Convert => {}
-            MoveKind::Swap => {
-                let mover = self.take(mv.from);
-                let other = self.take(mv.to);
-                undo.moved = Some(mover);
-                undo.removed[0] = (mv.to, Some(other));
-                self.put(mv.to, mv.piece.map_or(mover, |t| mover.with_kind(t)));
-                self.put(mv.from, other);
-                irreversible = mv.piece.is_some();
-            }
-            MoveKind::SelfCapture => {
-                let p = self.take(mv.from);
-                undo.removed[0] = (mv.from, Some(p));
-                undo.n_removed = 1;
-                irreversible = true;
-            }
-            MoveKind::Drop | MoveKind::Setup | MoveKind::Push | MoveKind::Pull | MoveKind::Reproduce => {
-                unreachable!("move kind {:?} is never generated by this engine version", mv.kind)
-            }
-        }
-        if !mv.aux.is_none() && matches!(mv.kind, MoveKind::Normal | MoveKind::Convert) {
-            let victim = self.take(mv.aux);
-            self.put(mv.aux, Piece::new(victim.kind(), us));
+        let mut facts = TurnFacts::default();
+        self.apply_action(&mv.first_action(), &mut facts);
+        if let Some(second) = mv.second_action() {
+            self.apply_action(&second, &mut facts);
         }
         if self.castling != 0 {
-            self.update_castling_rights(&mv);
+            self.update_castling_rights(&mv.first_action());
+            if let Some(second) = mv.second_action() {
+                self.update_castling_rights(&second);
+            }
         }
-        self.ep = new_ep;
-        self.halfmove = if irreversible { 0 } else { self.halfmove + 1 };
-        if irreversible || self.castling != undo.castling {
+        self.ep = facts.new_ep;
+        self.halfmove = if facts.irreversible { 0 } else { self.halfmove + 1 };
+        if facts.irreversible || self.castling != undo.castling {
             self.irreversible = self.hashes.len() as u32;
         }
         if us == Color::Tan {
@@ -159,12 +134,63 @@ impl Position {
         self.history.push(undo);
     }
 
-    fn make_setup(&mut self, mv: Move, undo: &mut Undo) {
+    /// Applies one action of the side to move: every board edit it makes (relocation,
+    /// captures, displacements, conversion, promotion), journaled.
+    pub(crate) fn apply_action(&mut self, mv: &Move, facts: &mut TurnFacts) {
+        let us = self.side;
+        match mv.kind {
+            MoveKind::Normal | MoveKind::Stationary => {
+                for &c in mv.captures() {
+                    self.set_square(c, None);
+                }
+                facts.irreversible |= !mv.captures().is_empty() || mv.piece.is_some();
+                if mv.kind == MoveKind::Normal {
+                    let p = self.set_square(mv.from, None).expect("a move starts on a piece");
+                    let def = &self.variant.pieces[p.kind().index()];
+                    if def.en_passant {
+                        facts.irreversible = true;
+                        facts.new_ep = self.double_step_ep(p, mv.from, mv.to);
+                    }
+                    let victim = self.set_square(mv.to, Some(mv.piece.map_or(p, |t| p.with_kind(t))));
+                    facts.irreversible |= victim.is_some();
+                }
+            }
+            MoveKind::Castle => {
+                let king = self.set_square(mv.from, None).expect("castling starts on the king");
+                let rook = self.set_square(mv.aux, None).expect("castling moves a rook");
+                self.set_square(mv.to, Some(king));
+                self.set_square(self.castle_rook_destination(*mv), Some(rook));
+                facts.irreversible = true;
+            }
+            MoveKind::Pass | MoveKind::Convert => {}
+            MoveKind::Swap => {
+                let mover = self.board[mv.from.index()].expect("a swap starts on a piece");
+                let other = self.board[mv.to.index()].expect("a swap needs a partner");
+                self.set_square(mv.to, Some(mv.piece.map_or(mover, |t| mover.with_kind(t))));
+                self.set_square(mv.from, Some(other));
+                facts.irreversible |= mv.piece.is_some();
+            }
+            MoveKind::SelfCapture => {
+                self.set_square(mv.from, None);
+                facts.irreversible = true;
+            }
+            MoveKind::Push | MoveKind::Pull | MoveKind::Reproduce | MoveKind::Shove => {
+                self.apply_displacement(mv, facts)
+            }
+            MoveKind::Drop | MoveKind::Setup => {
+                unreachable!("move kind {:?} is never generated by this engine version", mv.kind)
+            }
+        }
+        if !mv.aux.is_none() && matches!(mv.kind, MoveKind::Normal | MoveKind::Convert) {
+            let victim = self.board[mv.aux.index()].expect("a conversion needs a piece");
+            self.set_square(mv.aux, Some(Piece::new(victim.kind(), us)));
+        }
+    }
+
+    fn make_setup(&mut self, mv: Move) {
         self.hash ^= self.state_hash();
         for (sq, p) in self.setup_placements(&mv).into_iter().flatten() {
-            self.put(sq, p);
-            undo.removed[undo.n_removed as usize] = (sq, None);
-            undo.n_removed += 1;
+            self.set_square(sq, Some(p));
         }
         let phase = self.variant.setup.as_ref().expect("setup moves exist only with a setup phase");
         let next = self.setup_ply as usize + 1;
@@ -184,62 +210,29 @@ impl Position {
     /// Takes back the last move made with [`Position::make`].
     pub fn unmake(&mut self) {
         let undo = self.history.pop().expect("unmake() without a move to take back");
-        let mv = undo.mv;
-        if mv.kind == MoveKind::Setup {
-            for &(sq, _) in &undo.removed[..undo.n_removed as usize] {
+        let start = undo.journal_start as usize;
+        while self.journal.len() > start {
+            let (sq, old) = self.journal.pop().expect("the journal holds this move's edits");
+            if self.board[sq.index()].is_some() {
                 self.take(sq);
             }
-            self.side = undo.side;
-            self.setup_ply = undo.setup_ply;
-            self.irreversible = undo.irreversible;
-            self.hash = undo.hash;
-            self.ply -= 1;
-            self.hashes.pop();
-            return;
-        }
-        self.side = self.side.other();
-        if self.side == Color::Tan {
-            self.fullmove -= 1;
-        }
-        self.ply -= 1;
-        if !mv.aux.is_none() && matches!(mv.kind, MoveKind::Normal | MoveKind::Convert) {
-            let converted = self.take(mv.aux);
-            self.put(mv.aux, Piece::new(converted.kind(), self.side.other()));
-        }
-        match mv.kind {
-            MoveKind::Normal | MoveKind::Stationary => {
-                if mv.kind == MoveKind::Normal {
-                    self.take(mv.to);
-                    self.put(mv.from, undo.moved.expect("a displacement records its piece"));
-                }
-                for &(sq, p) in undo.removed[..undo.n_removed as usize].iter().rev() {
-                    self.put(sq, p.expect("removed squares record their piece"));
-                }
+            if let Some(p) = old {
+                self.put(sq, p);
             }
-            MoveKind::Castle => {
-                let rook_to = self.castle_rook_destination(mv);
-                let rook = self.take(rook_to);
-                let king = self.take(mv.to);
-                self.put(mv.aux, rook);
-                self.put(mv.from, king);
-            }
-            MoveKind::Pass | MoveKind::Convert => {}
-            MoveKind::Swap => {
-                self.take(mv.to);
-                let other = self.take(mv.from);
-                self.put(mv.from, undo.moved.expect("a swap records its mover"));
-                self.put(mv.to, other);
-            }
-            MoveKind::SelfCapture => {
-                self.put(mv.from, undo.removed[0].1.expect("a self-capture records its piece"));
-            }
-            _ => unreachable!("move kind {:?} is never generated by this engine version", mv.kind),
         }
-        self.castling = undo.castling;
-        self.ep = undo.ep;
-        self.halfmove = undo.halfmove;
+        if undo.mv.kind != MoveKind::Setup {
+            if self.side == Color::Blue {
+                self.fullmove -= 1;
+            }
+            self.castling = undo.castling;
+            self.ep = undo.ep;
+            self.halfmove = undo.halfmove;
+        }
+        self.side = undo.side;
+        self.setup_ply = undo.setup_ply;
         self.irreversible = undo.irreversible;
         self.hash = undo.hash;
+        self.ply -= 1;
         self.hashes.pop();
     }
 

@@ -12,6 +12,7 @@
 //! tests and the results that need them (checkmate, stalemate) are `impl Position` blocks in
 //! `crate::movegen`; parsing position strings is in `crate::notation`.
 
+mod displace;
 mod make;
 pub(crate) mod outcome;
 pub(crate) mod square_set;
@@ -56,6 +57,8 @@ pub struct Position {
     /// Plies played from the root (the position that was parsed).
     pub(crate) ply: u32,
     pub(crate) history: Vec<Undo>,
+    /// Previous occupants of the squares that moves edited, oldest first (see `make`).
+    pub(crate) journal: Vec<(Square, Option<Piece>)>,
     /// Hashes of every earlier position, `hashes[i]` before the `i`-th move.
     pub(crate) hashes: Vec<u64>,
     pub(crate) irreversible: u32,
@@ -108,6 +111,7 @@ impl Position {
             hash: 0,
             ply: 0,
             history: Vec::with_capacity(256),
+            journal: Vec::with_capacity(1024),
             hashes: Vec::with_capacity(256),
             irreversible: 0,
             setup_ply: NO_SETUP,
