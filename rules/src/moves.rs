@@ -154,13 +154,8 @@ impl Move {
         let (a, b) = (first.n_first as usize, second.n_first as usize);
         m.captures[a..a + b].copy_from_slice(&second.captures[..b]);
         m.n_captures = (a + b) as u8;
-        m.second = Some(Action {
-            kind: second.kind,
-            from: second.from,
-            to: second.to,
-            piece: second.piece,
-            aux: second.aux,
-        });
+        m.second =
+            Some(Action { kind: second.kind, from: second.from, to: second.to, piece: second.piece, aux: second.aux });
         m
     }
 

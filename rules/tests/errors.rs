@@ -66,8 +66,8 @@ fn malformed_variant_files_name_the_field() {
     let e = variant_error(&format!("{base}{}", piece.replace("royal = true", "royal = true\nroyl = 1")));
     assert!(e.contains("unknown field `royl`"), "{e}");
     // Unknown powers are refused loudly, never ignored.
-    let e = variant_error(&format!("{base}{piece}powers = [{{ kind = \"teleport\" }}]\n"));
-    assert!(e.contains("teleport"), "{e}");
+    let e = variant_error(&format!("{base}{piece}powers = [{{ kind = \"levitate\" }}]\n"));
+    assert!(e.contains("unknown variant `levitate`"), "{e}");
     let e = variant_error(&format!("{base}{piece}powers = [{{ kind = \"igui\", targets = \"K\", range = 2 }}]\n"));
     assert!(e.contains("range"), "{e}");
     // Multi-leg XBetza parses but is refused until the generator runs it.
@@ -126,13 +126,13 @@ fn every_problem_of_a_variant_file_is_reported_at_once() {
     // Wrong types, nested keys and powers are listed with their paths too.
     let text = "name = \"t\"\nwidth = 5\nheight = 5\nstart = \"4k/5/5/5/K4 w\"\n[promotion]\nzone_ranks = \"two\"\n\
                 tigger = 1\n[[piece]]\nname = \"king\"\ntoken = \"K\"\nbetza = \"K\"\nroyal = \"yes\"\n\
-                powers = [{ kind = \"teleport\" }]\n[victory]\nroyal = \"nope\"\nstalemate = 1\n";
+                powers = [{ kind = \"levitate\" }]\n[victory]\nroyal = \"nope\"\nstalemate = 1\n";
     let e = variant_error(text);
     for wanted in [
         "field `promotion.zone_ranks`: invalid type",
         "field `promotion.tigger`: unknown field",
         "piece \"king\": field `royal`: invalid type",
-        "piece \"king\": field `powers[0]`: unknown variant `teleport`",
+        "piece \"king\": field `powers[0]`: unknown variant `levitate`",
         "field `victory.royal`: unknown variant `nope`",
         "field `victory.stalemate`: invalid type",
     ] {
@@ -155,4 +155,12 @@ fn a_spec_built_in_memory_lists_every_problem() {
     assert!(e.problems[0].starts_with("piece \"queen\": field `token` \"k\" is used twice"), "{e}");
     assert!(e.problems[1].starts_with("piece \"king\": field `betza`: in Betza string \"KX\""), "{e}");
     assert!(e.to_string().starts_with("2 problems:\n  piece \"queen\""), "{e}");
+}
+
+#[test]
+fn a_power_kind_without_its_module_is_refused_by_name() {
+    let base = "name = \"t\"\nwidth = 5\nheight = 5\nstart = \"4k/5/5/5/K4 w\"\n";
+    let piece = "[[piece]]\nname = \"king\"\ntoken = \"K\"\nbetza = \"K\"\nroyal = true\n";
+    let e = variant_error(&format!("{base}{piece}powers = [{{ kind = \"double\", sight = \"Q\" }}]\n"));
+    assert!(e.contains("test.toml") && e.contains("power kind `double` is not implemented"), "{e}");
 }

@@ -33,5 +33,19 @@ pub fn power_symmetric(power: &PowerSpec) -> bool {
         | PowerSpec::Withdraw { dirs } => betza_symmetric(dirs),
         PowerSpec::Immobilize { reach } => betza_symmetric(reach),
         PowerSpec::BentRider { first, then, .. } => betza_symmetric(first) && betza_symmetric(then),
+        PowerSpec::Path { legs } => legs.iter().all(|l| betza_symmetric(&l.dirs)),
+        PowerSpec::CaptureContinue { first, then, .. } => betza_symmetric(first) && betza_symmetric(then),
+        PowerSpec::Zigzag { dirs }
+        | PowerSpec::GeneralJump { dirs, .. }
+        | PowerSpec::Custodian { dirs }
+        | PowerSpec::TankPush { dirs, .. } => betza_symmetric(dirs),
+        PowerSpec::Pull { reach, .. } | PowerSpec::PushAway { reach, .. } => betza_symmetric(reach),
+        PowerSpec::Reproduce { targets } => betza_symmetric(targets),
+        PowerSpec::Double { sight } | PowerSpec::PoisonSight { sight } => betza_symmetric(sight),
+        PowerSpec::HopChain
+        | PowerSpec::Coordinate
+        | PowerSpec::PurgePromoted
+        | PowerSpec::RoyalLeap
+        | PowerSpec::Teleport => true,
     }
 }

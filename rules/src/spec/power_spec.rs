@@ -90,6 +90,76 @@ pub enum PowerSpec {
         /// origin (positive dot product with the first step).
         then: String,
     },
+    // Jupiter's powers (jupiter.md §3.4, §5). Until a kind's module lands, `conclude` refuses
+    // it by name: a variant file that asks for it fails to load.
+    /// A bent or multi-leg path (Hooklet, Hawklet, Eye, Yew, Capricorn, Great Hook, Far
+    /// Queen, Talia): legs in sequence, each a ride in Betza directions.
+    Path { legs: Vec<PathLegSpec> },
+    /// Zig-zag rider alternating two perpendicular steps (Boyscout `F`, Girlscout `W`).
+    Zigzag { dirs: String },
+    /// A capture followed by a second step or capture (Toucan, Crow, Tiger Horse, King Lion).
+    CaptureContinue {
+        /// Betza atoms of the first leg, which must capture.
+        first: String,
+        /// Betza atoms of the continuation.
+        then: String,
+        /// The continuation's directions are relative to the first leg (`s` = sideways).
+        #[serde(default)]
+        relative: bool,
+        /// The piece may end on its own square (King Lion's capture-and-return: igui).
+        #[serde(default)]
+        may_return: bool,
+    },
+    /// Jumps along lines over pieces that are not stoppers (Bishop and Rook Generals).
+    GeneralJump {
+        dirs: String,
+        /// Tokens of the pieces that cannot be jumped (royals and the Generals).
+        stoppers: Vec<String>,
+    },
+    /// Chains of grasshopper hops (Halmopper).
+    HopChain,
+    /// A step to an empty square capturing every enemy trapped against a friend (Intertaker).
+    Custodian { dirs: String },
+    /// Captures on the squares where the mover's file and rank cross a friendly royal's
+    /// (Coordinator).
+    Coordinate,
+    /// After its move, captures every promoted piece next to its arrival square (Communist).
+    PurgePromoted,
+    /// Leaps to any square next to a friendly royal piece (Royalist).
+    RoyalLeap,
+    /// Steps onto a friend and pushes the line ahead (Ox and Dragon Tanks).
+    TankPush { dirs: String, max_pushed: u8 },
+    /// Pulls a piece it sees towards itself (Come Here).
+    Pull { reach: String, min: u8, max: u8 },
+    /// Pushes a piece it sees away (Go Away).
+    PushAway { reach: String, max: u8 },
+    /// Creates a new piece of its type on a target square (Tribble).
+    Reproduce { targets: String },
+    /// Non-capturing teleports next to friendly royals and next to itself (Teleporter).
+    Teleport,
+    /// Latent: pieces it sees may make two actions in a turn (Doubler).
+    Double { sight: String },
+    /// Latent: pieces it sees are poisonous for the turn (Poisoner).
+    PoisonSight { sight: String },
+}
+
+/// One leg of a [`PowerSpec::Path`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PathLegSpec {
+    /// Betza directions and range of the leg (later legs: see `turn`).
+    pub dirs: String,
+    /// Whether the piece may stop at the end of this leg.
+    #[serde(default = "yes")]
+    pub stop: bool,
+    /// For later legs: the allowed turns relative to the previous leg (`f`, `s`, `fs`, ...);
+    /// absent, `dirs` is absolute.
+    #[serde(default)]
+    pub turn: Option<String>,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// What an approach does to the enemy right beyond its landing square.

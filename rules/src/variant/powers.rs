@@ -100,6 +100,13 @@ impl PowerSpec {
                 }
                 Power::BentRider { first, stop_first: *stop_first, then }
             }
+            unimplemented_kind => {
+                let name = toml::Value::try_from(unimplemented_kind)
+                    .ok()
+                    .and_then(|v| v.get("kind").and_then(|k| k.as_str()).map(str::to_string))
+                    .unwrap_or_else(|| format!("{unimplemented_kind:?}"));
+                return Err(format!("power kind `{name}` is not implemented yet"));
+            }
         })
     }
 }

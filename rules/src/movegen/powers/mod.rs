@@ -22,6 +22,22 @@
 //! | `hop_rider` | `dirs`, `range` | slides of 2..=`range` squares that must jump at least one piece | Cicada |
 //! | `sweep` | `dirs`, `range` | slides through enemies, capturing each one passed, never past a friend | Typhoon |
 //! | `supported_slide` | `dirs`, `min`, `max` | non-capturing slides that must end next to another friendly piece | Salamander |
+//! | `path` | `legs` | not implemented yet: refused at load | Hooklet, Hawklet, Eye, Yew, Capricorn, Great Hook, Far Queen, Talia |
+//! | `zigzag` | `dirs` | not implemented yet: refused at load | Boyscout, Girlscout |
+//! | `capture_continue` | `first`, `then`, `relative`, `may_return` | not implemented yet: refused at load | Toucan, Crow, Tiger Horse, King Lion |
+//! | `general_jump` | `dirs`, `stoppers` | not implemented yet: refused at load | Bishop General, Rook General |
+//! | `hop_chain` | — | not implemented yet: refused at load | Halmopper |
+//! | `custodian` | `dirs` | not implemented yet: refused at load | Intertaker |
+//! | `coordinate` | — | not implemented yet: refused at load | Coordinator |
+//! | `purge_promoted` | — | not implemented yet: refused at load | Communist |
+//! | `royal_leap` | — | not implemented yet: refused at load | Royalist |
+//! | `tank_push` | `dirs`, `max_pushed` | not implemented yet: refused at load | Ox Tank, Dragon Tank |
+//! | `pull` | `reach`, `min`, `max` | not implemented yet: refused at load | Come Here |
+//! | `push_away` | `reach`, `max` | not implemented yet: refused at load | Go Away |
+//! | `reproduce` | `targets` | not implemented yet: refused at load | Tribble |
+//! | `teleport` | — | not implemented yet: refused at load | Teleporter |
+//! | `double` | `sight` | not implemented yet: refused at load | Doubler |
+//! | `poison_sight` | `sight` | not implemented yet: refused at load | Poisoner |
 //!
 //! Most kinds generate the moves of the piece that has them (`Position::own_power_moves`
 //! dispatches to one module per kind). Three act on other pieces and are called by the driver:
