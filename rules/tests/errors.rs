@@ -164,3 +164,9 @@ fn a_power_kind_without_its_module_is_refused_by_name() {
     let e = variant_error(&format!("{base}{piece}powers = [{{ kind = \"double\", sight = \"Q\" }}]\n"));
     assert!(e.contains("test.toml") && e.contains("power kind `double` is not implemented"), "{e}");
 }
+
+#[test]
+fn the_partial_2009_jupiter_rules_are_refused_with_the_reason() {
+    let e = Variant::load("jupiter-2009-partial").map(|_| ()).expect_err("Appendix A is out of scope").to_string();
+    assert!(e.contains("jupiter-2009-partial") && e.contains("Appendix A") && e.contains("out of scope"), "{e}");
+}

@@ -40,7 +40,16 @@ pub enum VariantError {
     Io { path: String, error: std::io::Error },
     #[error("unknown variant {0:?} (not a built-in name nor an existing .toml file; `fairyzero variants` lists the built-ins)")]
     Unknown(String),
+    #[error("variant {name:?} is not supported: {reason}")]
+    Unsupported { name: String, reason: &'static str },
 }
+
+/// Variants a dossier names but the project deliberately does not implement, with the reason.
+pub(crate) const UNSUPPORTED: &[(&str, &str)] = &[(
+    "jupiter-2009-partial",
+    "jupiter.md Appendix A's partial 2009 rule set is out of scope (issue #16): it leaves most of the \
+     2009 piece changes unknown; play `jupiter`, the complete 1999 rules",
+)];
 
 /// `{ remove = true }`: in a child file, deletes the parent's key (or `[[piece]]` entry).
 fn is_remove_marker(value: &toml::Value) -> bool {

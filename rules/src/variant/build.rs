@@ -28,6 +28,9 @@ impl Variant {
         if let Some(text) = builtin_text(name_or_path) {
             return Variant::from_toml(name_or_path, text, None);
         }
+        if let Some(&(name, reason)) = load::UNSUPPORTED.iter().find(|(n, _)| *n == name_or_path) {
+            return Err(VariantError::Unsupported { name: name.to_string(), reason });
+        }
         let path = Path::new(name_or_path);
         if path.extension().is_some_and(|e| e == "toml") || path.exists() {
             let text = std::fs::read_to_string(path)
