@@ -1,0 +1,132 @@
+//! Jupiter subsets: `configs/variants/jupiter.toml` cut down to the pieces a test names.
+//!
+//! The full file loads only once every power kind it names is implemented; a subset loads as
+//! soon as its own pieces do, so each piece (and each dossier example) can be tested while the
+//! others are still refused. A subset keeps every top-level rule of the file (board, promotion,
+//! victory, repetition, pass, move cap) and drops the start array and the setup phase, which name
+//! every piece.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use fairyzero_rules::{Position, Variant};
+
+/// Pieces every subset keeps: the Regal pair (the King is the royal of every position) and the
+/// King's two promotions, which its `promotion_upgrade` names.
+const ALWAYS_KEPT: &[&str] = &["K", "CO", "EM", "EE"];
+
+/// A start every subset can parse: one King each, far apart (Blue p1, Tan a16).
+const SUBSET_START: &str = "k15/16/16/16/16/16/16/16/16/16/16/16/16/16/16/15K w";
+
+fn variants_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").join("configs").join("variants")
+}
+
+/// The upper-case tokens a piece table names as other types: its promotions and the pieces of
+/// its `promotion_upgrade`, which must exist for the subset to load.
+fn referenced_tokens(piece: &toml::Table) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(targets) = piece.get("promotes_to").and_then(toml::Value::as_array) {
+        out.extend(targets.iter().filter_map(toml::Value::as_str).map(str::to_ascii_uppercase));
+    }
+    if let Some(upgrade) = piece.get("promotion_upgrade").and_then(toml::Value::as_table) {
+        for key in ["present", "becomes"] {
+            out.extend(upgrade.get(key).and_then(toml::Value::as_str).map(str::to_ascii_uppercase));
+        }
+    }
+    out
+}
+
+fn token_of(piece: &toml::Table) -> String {
+    piece.get("token").and_then(toml::Value::as_str).unwrap_or_default().to_ascii_uppercase()
+}
+
+/// Jupiter with only the pieces of `tokens` (any case), the pieces they promote to
+/// (transitively) and the Regal pair with the King's promotions. Panics with the loader's
+/// message if the subset does not load (for instance, a power kind it names is not implemented).
+pub fn jupiter_with(tokens: &[&str]) -> Arc<Variant> {
+    let path = variants_dir().join("jupiter.toml");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut table: toml::Table = text.parse().unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let pieces: Vec<toml::Table> = table
+        .remove("piece")
+        .and_then(|p| p.as_array().cloned())
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|p| p.as_table().cloned())
+        .collect();
+
+    let mut wanted: BTreeSet<String> = tokens.iter().map(|t| t.to_ascii_uppercase()).collect();
+    wanted.extend(ALWAYS_KEPT.iter().map(|t| t.to_string()));
+    loop {
+        let more: Vec<String> = pieces
+            .iter()
+            .filter(|p| wanted.contains(&token_of(p)))
+            .flat_map(referenced_tokens)
+            .filter(|t| !wanted.contains(t))
+            .collect();
+        if more.is_empty() {
+            break;
+        }
+        wanted.extend(more);
+    }
+    let known: BTreeSet<String> = pieces.iter().map(token_of).collect();
+    let unknown: Vec<&String> = wanted.difference(&known).collect();
+    assert!(unknown.is_empty(), "jupiter.toml defines no piece {unknown:?}");
+
+    let kept: Vec<toml::Value> =
+        pieces.into_iter().filter(|p| wanted.contains(&token_of(p))).map(toml::Value::Table).collect();
+    table.remove("setup");
+    table.insert("start".into(), toml::Value::String(SUBSET_START.into()));
+    table.insert("piece".into(), toml::Value::Array(kept));
+    let listed: Vec<&str> = wanted.iter().map(String::as_str).collect();
+    let source = format!("jupiter.toml (subset: {})", listed.join(" "));
+    let load = |table: &toml::Table| {
+        let subset = toml::to_string(table).expect("a parsed TOML table serializes");
+        Variant::from_toml(&source, &subset, Some(&variants_dir()))
+    };
+    match load(&table) {
+        Ok(variant) => variant,
+        // The loader refuses a pass rule that no piece can use; a subset without a passer
+        // simply has no pass move, as the full game has none once its passers are gone.
+        Err(_) if !has_passer(&table) && table.remove("pass").is_some() => {
+            load(&table).unwrap_or_else(|e| panic!("{e}"))
+        }
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// Whether some kept piece has the `pass` power.
+fn has_passer(table: &toml::Table) -> bool {
+    let pieces = table.get("piece").and_then(toml::Value::as_array).into_iter().flatten();
+    pieces
+        .filter_map(|p| p.get("powers").and_then(toml::Value::as_array))
+        .flatten()
+        .any(|power| power.get("kind").and_then(toml::Value::as_str) == Some("pass"))
+}
+
+/// The piece tokens of a position string's board field: single letters, and multi-letter tokens
+/// in parentheses (`docs/notation.md`).
+pub fn tokens_of_position(fen: &str) -> Vec<String> {
+    let board = fen.split_whitespace().next().unwrap_or_default();
+    let mut tokens = BTreeSet::new();
+    let mut chars = board.chars();
+    while let Some(c) = chars.next() {
+        if c == '(' {
+            let long: String = chars.by_ref().take_while(|&d| d != ')').collect();
+            tokens.insert(long.to_ascii_uppercase());
+        } else if c.is_ascii_alphabetic() {
+            tokens.insert(c.to_ascii_uppercase().to_string());
+        }
+    }
+    tokens.into_iter().collect()
+}
+
+/// A Jupiter position on the subset of the pieces it shows (see [`jupiter_with`]).
+pub fn jupiter_position(fen: &str) -> Position {
+    let tokens = tokens_of_position(fen);
+    let tokens: Vec<&str> = tokens.iter().map(String::as_str).collect();
+    let variant = jupiter_with(&tokens);
+    Position::from_fen(variant, fen).unwrap_or_else(|e| panic!("position {fen:?} does not load: {e}"))
+}

@@ -1,0 +1,4 @@
+//! Helpers shared by several integration tests (each test file that needs them says `mod support;`).
+#![allow(dead_code)]
+
+pub mod jupiter;
