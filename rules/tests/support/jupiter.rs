@@ -42,68 +42,107 @@ fn token_of(piece: &toml::Table) -> String {
     piece.get("token").and_then(toml::Value::as_str).unwrap_or_default().to_ascii_uppercase()
 }
 
-/// Jupiter with only the pieces of `tokens` (any case), the pieces they promote to
-/// (transitively) and the Regal pair with the King's promotions. Panics with the loader's
-/// message if the subset does not load (for instance, a power kind it names is not implemented).
-pub fn jupiter_with(tokens: &[&str]) -> Arc<Variant> {
-    let path = variants_dir().join("jupiter.toml");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut table: toml::Table = text.parse().unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let pieces: Vec<toml::Table> = table
-        .remove("piece")
-        .and_then(|p| p.as_array().cloned())
-        .unwrap_or_default()
-        .into_iter()
-        .filter_map(|p| p.as_table().cloned())
-        .collect();
+/// The file, split into its top-level rules (without `start`, `setup` and the pieces) and its
+/// piece tables.
+struct JupiterFile {
+    rules: toml::Table,
+    pieces: Vec<toml::Table>,
+}
 
-    let mut wanted: BTreeSet<String> = tokens.iter().map(|t| t.to_ascii_uppercase()).collect();
-    wanted.extend(ALWAYS_KEPT.iter().map(|t| t.to_string()));
-    loop {
-        let more: Vec<String> = pieces
-            .iter()
-            .filter(|p| wanted.contains(&token_of(p)))
-            .flat_map(referenced_tokens)
-            .filter(|t| !wanted.contains(t))
+impl JupiterFile {
+    fn read() -> JupiterFile {
+        let path = variants_dir().join("jupiter.toml");
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let mut rules: toml::Table = text.parse().unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let pieces = rules
+            .remove("piece")
+            .and_then(|p| p.as_array().cloned())
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|p| p.as_table().cloned())
             .collect();
-        if more.is_empty() {
-            break;
-        }
-        wanted.extend(more);
+        rules.remove("setup");
+        rules.insert("start".into(), toml::Value::String(SUBSET_START.into()));
+        JupiterFile { rules, pieces }
     }
-    let known: BTreeSet<String> = pieces.iter().map(token_of).collect();
-    let unknown: Vec<&String> = wanted.difference(&known).collect();
-    assert!(unknown.is_empty(), "jupiter.toml defines no piece {unknown:?}");
 
-    let kept: Vec<toml::Value> =
-        pieces.into_iter().filter(|p| wanted.contains(&token_of(p))).map(toml::Value::Table).collect();
-    table.remove("setup");
-    table.insert("start".into(), toml::Value::String(SUBSET_START.into()));
-    table.insert("piece".into(), toml::Value::Array(kept));
-    let listed: Vec<&str> = wanted.iter().map(String::as_str).collect();
-    let source = format!("jupiter.toml (subset: {})", listed.join(" "));
-    let load = |table: &toml::Table| {
-        let subset = toml::to_string(table).expect("a parsed TOML table serializes");
-        Variant::from_toml(&source, &subset, Some(&variants_dir()))
-    };
-    match load(&table) {
-        Ok(variant) => variant,
-        // The loader refuses a pass rule that no piece can use; a subset without a passer
-        // simply has no pass move, as the full game has none once its passers are gone.
-        Err(_) if !has_passer(&table) && table.remove("pass").is_some() => {
-            load(&table).unwrap_or_else(|e| panic!("{e}"))
+    fn piece(&self, token: &str) -> Option<&toml::Table> {
+        self.pieces.iter().find(|p| token_of(p) == token)
+    }
+
+    /// The variant with exactly the pieces of `keep`; promotions to pieces outside it are
+    /// dropped.
+    fn load(&self, keep: &BTreeSet<String>) -> Result<Arc<Variant>, String> {
+        let kept: Vec<toml::Value> = self
+            .pieces
+            .iter()
+            .filter(|p| keep.contains(&token_of(p)))
+            .map(|p| {
+                let mut p = p.clone();
+                if let Some(toml::Value::Array(targets)) = p.get_mut("promotes_to") {
+                    targets.retain(|t| t.as_str().is_some_and(|t| keep.contains(&t.to_ascii_uppercase())));
+                }
+                toml::Value::Table(p)
+            })
+            .collect();
+        let has_passer = kept
+            .iter()
+            .filter_map(|p| p.get("powers").and_then(toml::Value::as_array))
+            .flatten()
+            .any(|power| power.get("kind").and_then(toml::Value::as_str) == Some("pass"));
+        let mut table = self.rules.clone();
+        table.insert("piece".into(), toml::Value::Array(kept));
+        let listed: Vec<&str> = keep.iter().map(String::as_str).collect();
+        let source = format!("jupiter.toml (subset: {})", listed.join(" "));
+        let load = |table: &toml::Table| {
+            let text = toml::to_string(table).expect("a parsed TOML table serializes");
+            Variant::from_toml(&source, &text, Some(&variants_dir())).map_err(|e| e.to_string())
+        };
+        match load(&table) {
+            // The loader refuses a pass rule that no piece can use; a subset without a passer
+            // simply has no pass move, as the full game has none once its passers are gone.
+            Err(_) if !has_passer && table.remove("pass").is_some() => load(&table),
+            result => result,
         }
-        Err(e) => panic!("{e}"),
     }
 }
 
-/// Whether some kept piece has the `pass` power.
-fn has_passer(table: &toml::Table) -> bool {
-    let pieces = table.get("piece").and_then(toml::Value::as_array).into_iter().flatten();
-    pieces
-        .filter_map(|p| p.get("powers").and_then(toml::Value::as_array))
-        .flatten()
-        .any(|power| power.get("kind").and_then(toml::Value::as_str) == Some("pass"))
+/// Jupiter with only the pieces of `tokens` (any case), the pieces they promote to
+/// (transitively) and the Regal pair with the King's promotions. A promotion target that was
+/// not asked for and does not load yet (its power kind is still refused) is left out with a
+/// note on stderr, and so are the promotions to it: a piece can then be tested before its
+/// promoted form exists. Panics with the loader's message if the subset does not load.
+pub fn jupiter_with(tokens: &[&str]) -> Arc<Variant> {
+    let file = JupiterFile::read();
+    let asked: BTreeSet<String> = tokens.iter().map(|t| t.to_ascii_uppercase()).collect();
+    let unknown: Vec<&String> = asked.iter().filter(|t| file.piece(t).is_none()).collect();
+    assert!(unknown.is_empty(), "jupiter.toml defines no piece {unknown:?}");
+
+    let always: BTreeSet<String> = ALWAYS_KEPT.iter().map(|t| t.to_string()).collect();
+    let mut keep: BTreeSet<String> = asked.union(&always).cloned().collect();
+    let mut left_out = Vec::new();
+    let mut todo: Vec<String> = keep.iter().cloned().collect();
+    while let Some(token) = todo.pop() {
+        let Some(piece) = file.piece(&token) else { continue };
+        for target in referenced_tokens(piece) {
+            if keep.contains(&target) || left_out.iter().any(|(t, _)| *t == target) {
+                continue;
+            }
+            let mut alone = always.clone();
+            alone.insert(target.clone());
+            match file.load(&alone) {
+                Ok(_) => {
+                    keep.insert(target.clone());
+                    todo.push(target);
+                }
+                Err(e) => left_out.push((target, e)),
+            }
+        }
+    }
+    for (target, why) in &left_out {
+        eprintln!("jupiter_with: {target} left out, promotions to it not generated ({why})");
+    }
+    file.load(&keep).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The piece tokens of a position string's board field: single letters, and multi-letter tokens
