@@ -113,10 +113,17 @@ impl JupiterFile {
 /// note on stderr, and so are the promotions to it: a piece can then be tested before its
 /// promoted form exists. Panics with the loader's message if the subset does not load.
 pub fn jupiter_with(tokens: &[&str]) -> Arc<Variant> {
+    try_jupiter_with(tokens).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// [`jupiter_with`], returning the loader's message instead of panicking.
+pub fn try_jupiter_with(tokens: &[&str]) -> Result<Arc<Variant>, String> {
     let file = JupiterFile::read();
     let asked: BTreeSet<String> = tokens.iter().map(|t| t.to_ascii_uppercase()).collect();
     let unknown: Vec<&String> = asked.iter().filter(|t| file.piece(t).is_none()).collect();
-    assert!(unknown.is_empty(), "jupiter.toml defines no piece {unknown:?}");
+    if !unknown.is_empty() {
+        return Err(format!("jupiter.toml defines no piece {unknown:?}"));
+    }
 
     let always: BTreeSet<String> = ALWAYS_KEPT.iter().map(|t| t.to_string()).collect();
     let mut keep: BTreeSet<String> = asked.union(&always).cloned().collect();
@@ -142,7 +149,7 @@ pub fn jupiter_with(tokens: &[&str]) -> Arc<Variant> {
     for (target, why) in &left_out {
         eprintln!("jupiter_with: {target} left out, promotions to it not generated ({why})");
     }
-    file.load(&keep).unwrap_or_else(|e| panic!("{e}"))
+    file.load(&keep)
 }
 
 /// The piece tokens of a position string's board field: single letters, and multi-letter tokens
