@@ -9,11 +9,14 @@
 
 use std::{fmt, sync::Arc};
 
-pub use crate::variant::text::PositionError;
+pub use crate::variant::{
+    setup_mask::{parse_setup_mask, SetupMaskError},
+    text::PositionError,
+};
 use crate::{
     moves::{Move, MoveKind, MoveList},
     position::{CastlingRights, EnPassant, Position},
-    types::{Piece, Square},
+    types::{Piece, PieceType, Square},
     variant::{NotationStyle, Variant},
 };
 
@@ -53,6 +56,27 @@ impl Position {
         let mut pos = Position::from_fen(variant, &fixed).expect("the fixed part was validated with the variant");
         pos.begin_setup(actor);
         Some(pos)
+    }
+
+    /// The array that a `setup:<hex>` mask chooses (jupiter.md §2.4): the variant's setup
+    /// phase played with the member of each ply that the mask names; its setup plies stay in
+    /// the history, as if played one by one.
+    pub fn from_setup_mask(variant: Arc<Variant>, mask: u64) -> Result<Position, SetupMaskError> {
+        let no_phase = || SetupMaskError::NoSetupPhase { variant: variant.name.clone() };
+        let phase = variant.setup.as_ref().ok_or_else(no_phase)?;
+        let choices: Vec<usize> = phase.mask_choices(mask)?.collect();
+        let plies: Vec<_> = phase.plies.iter().map(|p| (p.squares[0], p.pieces)).collect();
+        let mut pos = Position::setup_start(Arc::clone(&variant)).ok_or_else(no_phase)?;
+        for ((left, pieces), choice) in plies.into_iter().zip(choices) {
+            pos.make(Move::normal(left, left).with_kind(MoveKind::Setup).with_piece(pieces[choice]));
+        }
+        Ok(pos)
+    }
+
+    /// [`Position::from_setup_mask`] of the text `setup:<hex>`.
+    pub fn from_setup_text(variant: Arc<Variant>, text: &str) -> Result<Position, SetupMaskError> {
+        let mask = parse_setup_mask(text)?;
+        Position::from_setup_mask(variant, mask)
     }
 
     /// This position with some squares changed (`None` empties a square), as a new position
@@ -112,7 +136,46 @@ impl Position {
 
     /// Appends the move's text to `out`: what [`Position::move_to_string`] returns, without a
     /// string of its own per square (game records name about twenty moves per search).
+    ///
+    /// A doubled turn prints as its two actions joined by `,`, each written as if alone on the
+    /// position where it is made (jupiter.md §9.3).
     pub fn write_move(&self, m: &Move, out: &mut String) {
+        let mover = |sq: Square| self.piece_at(sq).map(|p| p.kind());
+        let Some(second) = m.second_action() else {
+            return self.write_action(m, mover(m.from), out);
+        };
+        let first = m.first_action();
+        self.write_action(&first, mover(first.from), out);
+        out.push(',');
+        // Only a promotion's text depends on who acts, so the square is looked up only then.
+        let second_mover = if second.piece.is_some() { self.mover_after(&first, second.from) } else { None };
+        self.write_action(&second, second_mover, out);
+    }
+
+    /// The type of the piece standing on `sq` once the single action `first` is made here.
+    fn mover_after(&self, first: &Move, sq: Square) -> Option<PieceType> {
+        let acting = self.piece_at(first.from).map(|p| p.kind());
+        // The acting piece ends on `to` (a stationary action has `to == from`).
+        if sq == first.to {
+            return first.piece.or(acting);
+        }
+        match first.kind {
+            MoveKind::Swap if sq == first.from => self.piece_at(first.to).map(|p| p.kind()),
+            MoveKind::Reproduce if sq == first.aux => acting,
+            MoveKind::Push | MoveKind::Pull | MoveKind::Shove | MoveKind::Castle => {
+                // A piece this action displaced: rare enough (a relayed promotion after a push)
+                // to replay the action on a copy rather than restate where each kind moves it.
+                let mut after = self.clone();
+                after.make(*first);
+                after.piece_at(sq).map(|p| p.kind())
+            }
+            _ => self.piece_at(sq).map(|p| p.kind()),
+        }
+    }
+
+    /// Appends the text of one action; `mover` is the type of the piece that makes it (it
+    /// decides whether a promotion prints as `+` or names its type).
+    fn write_action(&self, m: &Move, mover: Option<PieceType>, out: &mut String) {
         use std::fmt::Write;
         let v = self.variant();
         let d = v.dims;
@@ -149,6 +212,8 @@ impl Position {
             }
             return;
         }
+        // A tank's shove prints like a step: its `to` holds a friendly piece, which no other
+        // move of the tank's square can enter, and the pieces it pushes off are removed squares.
         if m.kind != MoveKind::Castle {
             for &c in m.captures() {
                 w(format_args!("x{}", sq(c)));
@@ -161,11 +226,11 @@ impl Position {
             MoveKind::SelfCapture => w(format_args!("*")),
             MoveKind::Push => w(format_args!(">{}", sq(m.aux))),
             MoveKind::Pull => w(format_args!("<{}", sq(m.aux))),
-            MoveKind::Reproduce => w(format_args!("@{}", sq(m.aux))),
+            // `@` is the drop marker; jupiter.md §9.3 writes reproduction `&`.
+            MoveKind::Reproduce => w(format_args!("&{}", sq(m.aux))),
             _ => {}
         }
         if let Some(t) = m.piece {
-            let mover = self.piece_at(m.from).map(|p| p.kind());
             let single = mover.is_some_and(|k| v.pieces[k.index()].promotes_to.len() == 1);
             let token = &v.pieces[t.index()].token;
             if single {
@@ -180,11 +245,10 @@ impl Position {
 
     /// Parses a move and checks that it is legal here.
     pub fn parse_move(&mut self, text: &str) -> Result<Move, MoveError> {
-        let canonical = self.canonical_move_text(text)?;
         let mut moves = MoveList::new();
         self.legal_moves(&mut moves);
-        if let Some(m) = moves.iter().find(|m| self.move_to_string(m) == canonical) {
-            return Ok(*m);
+        if let Some(m) = self.find_move(text, &moves)? {
+            return Ok(m);
         }
         let reason = match self.outcome_with(&moves) {
             Some(o) if moves.is_empty() => format!("the game is over ({})", o.reason().as_str()),
@@ -193,34 +257,74 @@ impl Position {
         Err(MoveError { text: text.to_string(), message: reason })
     }
 
+    /// The move of `candidates` (moves of this position) that `text` names in any spelling the
+    /// parser accepts, or `None`; an error if `text` is not a move string at all.
+    pub fn find_move(&self, text: &str, candidates: &[Move]) -> Result<Option<Move>, MoveError> {
+        let canonical = self.canonical_move_text(text)?;
+        let mut printed = String::with_capacity(16);
+        Ok(candidates.iter().copied().find(|m| {
+            printed.clear();
+            self.write_move(m, &mut printed);
+            printed == canonical
+        }))
+    }
+
     /// Checks the syntax of a move string and rewrites it canonically (captures sorted,
-    /// promotion letters in the printed case), naming the first character that is wrong.
+    /// promotion letters in the printed case), naming the first character that is wrong. A
+    /// doubled turn `a,b` is checked action by action.
     fn canonical_move_text(&self, text: &str) -> Result<String, MoveError> {
-        let v = self.variant();
-        let d = v.dims;
-        // `at` is a byte offset on a character boundary; the message counts characters.
-        let bad = |at: usize, what: &str| MoveError {
-            text: text.to_string(),
-            message: format!(
-                "character {} ({:?}): {what}",
-                text[..at].chars().count() + 1,
-                text[at..].chars().next().unwrap_or(' ')
-            ),
-        };
         if text.is_empty() {
             return Err(MoveError { text: text.into(), message: "empty move".into() });
         }
-        if text == "pass" {
-            return Ok(text.to_string());
+        let Some((first, second)) = text.split_once(',') else {
+            return self.canonical_action_text(text, 0, text);
+        };
+        let mut out = self.canonical_action_text(text, 0, first)?;
+        out.push(',');
+        out.push_str(&self.canonical_action_text(text, first.len() + 1, second)?);
+        Ok(out)
+    }
+
+    /// [`Position::canonical_move_text`] of one action: `part`, which starts at byte `start` of
+    /// the whole move `text` (error messages count characters of the whole text).
+    fn canonical_action_text(&self, text: &str, start: usize, part: &str) -> Result<String, MoveError> {
+        let v = self.variant();
+        let d = v.dims;
+        let doubled = part.len() != text.len();
+        // `at` is a byte offset of `part` on a character boundary.
+        let bad = |at: usize, what: &str| {
+            let at = start + at;
+            MoveError {
+                text: text.to_string(),
+                message: format!(
+                    "character {} ({:?}): {what}",
+                    text[..at].chars().count() + 1,
+                    text[at..].chars().next().unwrap_or(' ')
+                ),
+            }
+        };
+        let text = part;
+        if text.is_empty() {
+            return Err(bad(0, "expected an action on each side of ','"));
+        }
+        if text == "pass" || text.starts_with("set:") {
+            if doubled {
+                return Err(bad(0, "a doubled turn joins two actions: no pass or setup ply"));
+            }
+            if text == "pass" {
+                return Ok(text.to_string());
+            }
         }
         if let Some(rest) = text.strip_prefix("set:") {
             let (sq, rest) = d.split_square(rest).ok_or_else(|| bad(4, "expected a square after 'set:'"))?;
             let token = rest.strip_prefix('=').ok_or_else(|| bad(text.len() - rest.len(), "expected '='"))?;
             let at = text.len() - token.len();
-            let token = if token == "-" {
+            // Tokens match case-insensitively, with or without the parentheses of position strings.
+            let bare = token.strip_prefix('(').and_then(|t| t.strip_suffix(')')).unwrap_or(token);
+            let token = if bare == "-" {
                 "-".to_string()
             } else {
-                let t = v.piece_by_token(token).ok_or_else(|| bad(at, "unknown piece token"))?;
+                let t = v.piece_by_token(bare).ok_or_else(|| bad(at, "unknown piece token"))?;
                 v.pieces[t.index()].token.clone()
             };
             return Ok(format!("set:{}={token}", d.square_name(sq)));
@@ -256,7 +360,7 @@ impl Position {
             out.push('x');
             out.push_str(&d.square_name(c));
         }
-        for mark in ['~', '>', '<', '@'] {
+        for mark in ['~', '>', '<', '&'] {
             if let Some(r) = rest.strip_prefix(mark) {
                 let at = text.len() - r.len();
                 let (c, r2) = d.split_square(r).ok_or_else(|| bad(at, "expected a square"))?;
@@ -296,10 +400,29 @@ impl Position {
     }
 
     /// Plays a comma- or space-separated list of moves, checking each.
+    ///
+    /// Whitespace always separates turns. Two comma-separated items `a,b` are one doubled turn
+    /// when `a,b` is a legal move here, and two turns otherwise. That reading is never
+    /// ambiguous: the second action of a doubled turn starts on a square that holds a piece of
+    /// the side that made the first action (or nothing, once its end-of-turn checks have run),
+    /// so `b` is never also the opponent's legal reply to `a`.
     pub fn play_moves(&mut self, list: &str) -> Result<(), MoveError> {
-        for text in list.split([',', ' ']).map(str::trim).filter(|t| !t.is_empty()) {
-            let m = self.parse_move(text)?;
-            self.make(m);
+        for turn in list.split_whitespace() {
+            let items: Vec<&str> = turn.split(',').filter(|t| !t.is_empty()).collect();
+            let mut i = 0;
+            while i < items.len() {
+                if let Some(&next) = items.get(i + 1) {
+                    let pair = format!("{},{next}", items[i]);
+                    if let Ok(m) = self.parse_move(&pair) {
+                        self.make(m);
+                        i += 2;
+                        continue;
+                    }
+                }
+                let m = self.parse_move(items[i])?;
+                self.make(m);
+                i += 1;
+            }
         }
         Ok(())
     }

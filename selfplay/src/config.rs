@@ -74,7 +74,7 @@ pub enum SetupMode {
     Phase,
     /// The variant's start position (its canonical array), skipping any setup phase.
     Default,
-    /// A fixed position string.
+    /// A fixed position string, or a setup mask `setup:<hex>` naming an array.
     Fen(String),
 }
 
@@ -208,7 +208,7 @@ pub struct SelfPlayConfig {
     /// What a capped game scores: `draw` or `material`.
     pub move_cap_result: CapResult,
     /// `phase` (play the variant's setup phase, if any, as moves), `default` (its start
-    /// position) or a position string.
+    /// position), a setup mask (`setup:1f`, docs/notation.md) or a position string.
     pub setup: SetupMode,
     /// Games per record file (chunk).
     pub games_per_file: u32,

@@ -35,6 +35,16 @@ impl GameStart {
                 None => GameStart::default_start(variant),
             },
             SetupMode::Default => GameStart::default_start(variant),
+            SetupMode::Fen(mask) if mask.starts_with("setup:") => {
+                // A setup mask names an array; games start from it as from its position string.
+                let array = Position::from_setup_text(Arc::clone(variant), mask).map_err(|e| PositionError {
+                    text: mask.clone(),
+                    at: None,
+                    message: e.to_string(),
+                })?;
+                let position = Position::from_fen(Arc::clone(variant), &array.to_fen())?;
+                GameStart { text: position.to_fen(), position, kind: SetupKind::Fen }
+            }
             SetupMode::Fen(fen) => {
                 let position = Position::from_fen(Arc::clone(variant), fen)?;
                 GameStart { text: position.to_fen(), position, kind: SetupKind::Fen }

@@ -24,7 +24,8 @@ pub struct PositionArgs {
     pub moves: Vec<String>,
 
     /// Start from the setup phase (`phase`) instead of the default array, or fix an array by
-    /// its setup plies (`set:d2=K,set:d9=CO,...`); variants with a setup phase only
+    /// its setup plies (`set:d2=K,set:d9=CO,...`) or its mask (`setup:1f`, docs/notation.md);
+    /// variants with a setup phase only
     #[arg(long, conflicts_with = "fen")]
     pub setup: Option<String>,
 }
@@ -35,20 +36,22 @@ impl PositionArgs {
         let mut pos = match (&self.fen, &self.setup) {
             (Some(fen), _) => Position::from_fen(variant, fen).context("reading --fen")?,
             (None, Some(setup)) => {
-                let mut pos = Position::setup_start(variant.clone())
-                    .with_context(|| format!("--setup: variant {} has no setup phase", variant.name))?;
-                if setup != "phase" {
-                    pos.play_moves(setup).context("--setup")?;
-                    anyhow::ensure!(!pos.in_setup(), "--setup: {setup:?} does not complete the array");
+                if setup.starts_with("setup:") {
+                    Position::from_setup_text(variant, setup).context("--setup")?
+                } else {
+                    let mut pos = Position::setup_start(variant.clone())
+                        .with_context(|| format!("--setup: variant {} has no setup phase", variant.name))?;
+                    if setup != "phase" {
+                        pos.play_moves(setup).context("--setup")?;
+                        anyhow::ensure!(!pos.in_setup(), "--setup: {setup:?} does not complete the array");
+                    }
+                    pos
                 }
-                pos
             }
             (None, None) => Position::start(variant),
         };
-        for (i, text) in self.moves.iter().enumerate() {
-            let m = pos.parse_move(text.trim()).with_context(|| format!("--moves, move {}", i + 1))?;
-            pos.make(m);
-        }
+        // Rejoined so that a doubled turn `a,b` reads as one move (docs/notation.md, move lists).
+        pos.play_moves(&self.moves.join(",")).context("--moves")?;
         Ok(pos)
     }
 }

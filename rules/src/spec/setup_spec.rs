@@ -52,4 +52,8 @@ pub struct SetupSpec {
     pub symmetry_royal: String,
     #[serde(rename = "ply")]
     pub plies: Vec<SetupPlySpec>,
+    /// Bits of the compact `setup:<hex>` mask that no ply reads (Jupiter's fixed Regal pair,
+    /// bit 7): ply i reads the i-th bit not listed here, and every bit no ply reads must be 0.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mask_skip_bits: Vec<u8>,
 }

@@ -11,6 +11,7 @@ pub(crate) mod attack_tables;
 mod build;
 pub(crate) mod powers;
 pub(crate) mod setup;
+pub mod setup_mask;
 pub mod synthetic;
 pub(crate) mod tables;
 pub(crate) mod text;

@@ -21,6 +21,8 @@ pub(crate) struct SetupPhase {
     pub fixed: String,
     pub symmetry_royal: PieceType,
     pub plies: Vec<SetupPly>,
+    /// The `setup:<hex>` mask bit of each ply (see `variant/setup_mask.rs`).
+    pub mask_bits: Vec<u8>,
 }
 
 impl SetupSpec {
@@ -65,8 +67,15 @@ impl SetupSpec {
         if plies.is_empty() {
             problems.push("field `setup.ply`: a setup phase needs at least one ply".into());
         }
+        let mask_bits = match super::setup_mask::ply_bits(plies.len(), &self.mask_skip_bits) {
+            Ok(bits) => bits,
+            Err(problem) => {
+                problems.push(format!("field `setup.mask_skip_bits`: {problem}"));
+                Vec::new()
+            }
+        };
         if problems.is_empty() {
-            Ok(SetupPhase { fixed: self.fixed.clone(), symmetry_royal: symmetry_royal.unwrap(), plies })
+            Ok(SetupPhase { fixed: self.fixed.clone(), symmetry_royal: symmetry_royal.unwrap(), plies, mask_bits })
         } else {
             Err(problems)
         }
