@@ -93,27 +93,36 @@ pub enum PowerSpec {
     // Jupiter's powers (jupiter.md §3.4, §5). Until a kind's module lands, `conclude` refuses
     // it by name: a variant file that asks for it fails to load.
     /// A bent or multi-leg path (Hooklet, Hawklet, Eye, Yew, Capricorn, Great Hook, Far
-    /// Queen, Talia): legs in sequence, each a ride in Betza directions.
+    /// Queen, Talia): legs in sequence, each a ride in Betza directions; routes to the same
+    /// square are one move.
     Path { legs: Vec<PathLegSpec> },
     /// Zig-zag rider alternating two perpendicular steps (Boyscout `F`, Girlscout `W`).
-    Zigzag { dirs: String },
+    Zigzag {
+        /// Betza one-step atoms: each is a first step, alternating with a perpendicular one.
+        dirs: String,
+    },
     /// A capture followed by a second step or capture (Toucan, Crow, Tiger Horse, King Lion).
     CaptureContinue {
-        /// Betza atoms of the first leg, which must capture.
+        /// Betza leaps of the first leg, which must capture an enemy (the capturer does not
+        /// stop there: plain captures belong to the piece's Betza).
         first: String,
-        /// Betza atoms of the continuation.
+        /// Betza leaps of the continuation from the first victim's square, to an empty square
+        /// or capturing a second enemy.
         then: String,
-        /// The continuation's directions are relative to the first leg (`s` = sideways).
+        /// Turns the continuation may take relative to the first leg (`f`, `fs`, `s`, `bs`,
+        /// `b`, separated by commas; Toucan and Crow: `s`); absent, `then` is absolute.
         #[serde(default)]
-        relative: bool,
+        turn: Option<String>,
         /// The piece may end on its own square (King Lion's capture-and-return: igui).
         #[serde(default)]
         may_return: bool,
     },
-    /// Jumps along lines over pieces that are not stoppers (Bishop and Rook Generals).
+    /// Jump captures along lines over pieces that are not stoppers (Bishop and Rook Generals).
     GeneralJump {
+        /// Betza riders along which it jumps.
         dirs: String,
-        /// Tokens of the pieces that cannot be jumped (royals and the Generals).
+        /// Tokens of the pieces that can be neither jumped nor jump-captured, of either side;
+        /// `royal` stands for every royal type.
         stoppers: Vec<String>,
     },
     /// Chains of grasshopper hops (Halmopper).
@@ -143,19 +152,28 @@ pub enum PowerSpec {
     PoisonSight { sight: String },
 }
 
-/// One leg of a [`PowerSpec::Path`].
+/// One leg of a [`PowerSpec::Path`]: a ride of 1..=range squares in one of its directions.
+/// The walk stops at a friend or the board edge; an enemy may be captured (ending the move)
+/// where the piece may stop; the start square counts as empty once left.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PathLegSpec {
-    /// Betza directions and range of the leg (later legs: see `turn`).
+    /// Betza directions and range of the leg (`W2`, `B`, `vW2`, `fW3`); with `turn`, only the
+    /// directions at an allowed turn from the previous leg count.
     pub dirs: String,
-    /// Whether the piece may stop at the end of this leg.
+    /// Whether the piece may stop (or capture) on the squares of this leg; `false`: they are
+    /// only passed and must be empty (Far Queen, Talia).
     #[serde(default = "yes")]
     pub stop: bool,
-    /// For later legs: the allowed turns relative to the previous leg (`f`, `s`, `fs`, ...);
-    /// absent, `dirs` is absolute.
+    /// For later legs: the allowed turns relative to the previous leg's direction (`f` straight
+    /// on, `fs` 45°, `s` 90°, `bs` 135°, `b` back, separated by commas: the Hawklet's
+    /// `"f,fs,s,bs"`); absent, `dirs` is absolute.
     #[serde(default)]
     pub turn: Option<String>,
+    /// The next leg starts only after this leg's full range (Eye, Far Queen); otherwise from
+    /// any empty square of this leg (Hooklet, Capricorn).
+    #[serde(default)]
+    pub next_from_end: bool,
 }
 
 fn yes() -> bool {

@@ -32,6 +32,73 @@ pub(crate) enum Power {
     Withdraw { dirs: [Vec<Dir>; 2] },
     Immobilize { reach: [Vec<Dir>; 2] },
     BentRider { first: [Vec<Dir>; 2], stop_first: bool, then: [Vec<Dir>; 2] },
+    Path { legs: Vec<PathLeg> },
+    Zigzag { dirs: [Vec<Dir>; 2] },
+    CaptureContinue { first: [Vec<Dir>; 2], then: [Vec<Dir>; 2], turn: Option<Turns>, may_return: bool },
+    GeneralJump { dirs: [Vec<Dir>; 2], stoppers: Stoppers },
+    HopChain,
+}
+
+/// One leg of a `path` power (see [`crate::spec::power_spec::PathLegSpec`]).
+#[derive(Clone, Debug)]
+pub(crate) struct PathLeg {
+    pub dirs: [Vec<Dir>; 2],
+    pub stop: bool,
+    pub turn: Option<Turns>,
+    pub next_from_end: bool,
+}
+
+/// A set of turns relative to a previous direction: straight on, 45°, 90°, 135°, back (each
+/// to both sides, so a set is its own mirror image).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Turns(u8);
+
+impl Turns {
+    const NAMES: [&'static str; 5] = ["f", "fs", "s", "bs", "b"];
+
+    fn parse(field: &str, text: &str) -> Result<Turns, String> {
+        let mut bits = 0;
+        for token in text.split([',', ' ']).filter(|t| !t.is_empty()) {
+            let Some(i) = Turns::NAMES.iter().position(|n| *n == token) else {
+                return Err(format!("field `{field}`: unknown turn {token:?} (expected f, fs, s, bs or b)"));
+            };
+            bits |= 1 << i;
+        }
+        if bits == 0 {
+            return Err(format!("field `{field}`: no turn given"));
+        }
+        Ok(Turns(bits))
+    }
+
+    /// Whether going on in `next` after `previous` is one of these turns.
+    pub(crate) fn allows(self, previous: &Dir, next: &Dir) -> bool {
+        let dot = previous.dx as i32 * next.dx as i32 + previous.dy as i32 * next.dy as i32;
+        let cross = previous.dx as i32 * next.dy as i32 - previous.dy as i32 * next.dx as i32;
+        let turn = match (dot.signum(), cross == 0) {
+            (1, true) => 0,
+            (1, false) => 1,
+            (0, _) => 2,
+            (_, false) => 3,
+            (_, true) => 4,
+        };
+        self.0 & (1 << turn) != 0
+    }
+}
+
+/// The pieces a General can neither jump nor jump-capture.
+#[derive(Clone, Debug)]
+pub(crate) struct Stoppers {
+    /// Every royal type stops.
+    pub royal: bool,
+    /// Upper-case tokens of the other stopping types.
+    pub tokens: Vec<String>,
+}
+
+impl Stoppers {
+    pub(crate) fn contains(&self, v: &super::Variant, kind: crate::types::PieceType) -> bool {
+        let def = &v.pieces[kind.index()];
+        (self.royal && def.royal) || self.tokens.iter().any(|t| *t == def.token)
+    }
 }
 
 fn dirs(field: &str, text: &str, one_step: bool) -> Result<[Vec<Dir>; 2], String> {
@@ -100,6 +167,44 @@ impl PowerSpec {
                 }
                 Power::BentRider { first, stop_first: *stop_first, then }
             }
+            PowerSpec::Path { legs } => {
+                if legs.is_empty() {
+                    return Err("field `legs`: a path needs at least one leg".into());
+                }
+                let mut compiled = Vec::new();
+                for (i, leg) in legs.iter().enumerate() {
+                    let field = format!("legs[{i}]");
+                    let turn = leg.turn.as_deref().map(|t| Turns::parse(&format!("{field}.turn"), t)).transpose()?;
+                    if i == 0 && turn.is_some() {
+                        return Err(format!("field `{field}.turn`: the first leg has no previous leg to turn from"));
+                    }
+                    let dirs = dirs(&format!("{field}.dirs"), &leg.dirs, false)?;
+                    if dirs[0].iter().any(|d| d.dx.abs() > 1 || d.dy.abs() > 1) {
+                        return Err(format!("field `{field}.dirs`: a leg walks W/F-based rides (W, F, K, R, B, Q)"));
+                    }
+                    if leg.next_from_end && (i + 1 == legs.len() || dirs[0].iter().any(|d| d.max_steps == 0)) {
+                        return Err(format!("field `{field}.next_from_end`: needs a next leg and a limited range"));
+                    }
+                    compiled.push(PathLeg { dirs, stop: leg.stop, turn, next_from_end: leg.next_from_end });
+                }
+                Power::Path { legs: compiled }
+            }
+            PowerSpec::Zigzag { dirs: d } => Power::Zigzag { dirs: dirs("dirs", d, true)? },
+            PowerSpec::CaptureContinue { first, then, turn, may_return } => {
+                let first = dirs("first", first, false)?;
+                let then = dirs("then", then, false)?;
+                if first[0].iter().chain(&then[0]).any(|d| d.max_steps != 1) {
+                    return Err("fields `first`/`then`: must be leaps (one step of each atom)".into());
+                }
+                let turn = turn.as_deref().map(|t| Turns::parse("turn", t)).transpose()?;
+                Power::CaptureContinue { first, then, turn, may_return: *may_return }
+            }
+            PowerSpec::GeneralJump { dirs: d, stoppers } => {
+                let royal = stoppers.iter().any(|t| t == "royal");
+                let tokens = stoppers.iter().filter(|t| *t != "royal").map(|t| t.to_ascii_uppercase()).collect();
+                Power::GeneralJump { dirs: dirs("dirs", d, false)?, stoppers: Stoppers { royal, tokens } }
+            }
+            PowerSpec::HopChain => Power::HopChain,
             unimplemented_kind => {
                 let name = toml::Value::try_from(unimplemented_kind)
                     .ok()

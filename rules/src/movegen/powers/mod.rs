@@ -22,11 +22,11 @@
 //! | `hop_rider` | `dirs`, `range` | slides of 2..=`range` squares that must jump at least one piece | Cicada |
 //! | `sweep` | `dirs`, `range` | slides through enemies, capturing each one passed, never past a friend | Typhoon |
 //! | `supported_slide` | `dirs`, `min`, `max` | non-capturing slides that must end next to another friendly piece | Salamander |
-//! | `path` | `legs` | not implemented yet: refused at load | Hooklet, Hawklet, Eye, Yew, Capricorn, Great Hook, Far Queen, Talia |
-//! | `zigzag` | `dirs` | not implemented yet: refused at load | Boyscout, Girlscout |
-//! | `capture_continue` | `first`, `then`, `relative`, `may_return` | not implemented yet: refused at load | Toucan, Crow, Tiger Horse, King Lion |
-//! | `general_jump` | `dirs`, `stoppers` | not implemented yet: refused at load | Bishop General, Rook General |
-//! | `hop_chain` | — | not implemented yet: refused at load | Halmopper |
+//! | `path` | `legs`: each `{ dirs, stop, turn, next_from_end }` | legs walked in sequence, each a ride in `dirs` (W/F-based Betza); later legs with `turn` (`f`, `fs`, `s`, `bs`, `b`, comma-separated) take only the directions at that turn from the previous leg; walked squares must be empty (the start counts as empty), a friend or the edge ends the walk; it stops or captures on squares of legs with `stop` (default true), a capture ends the move; the next leg starts from any empty square of a leg, or only after its full range with `next_from_end`; routes to one square are one move | Hooklet, Hawklet, Eye, Yew, Capricorn, Great Hook, Far Queen, Talia |
+//! | `zigzag` | `dirs` | crooked rider: a first step d1 from `dirs` alternating with a perpendicular d2 from `dirs`; stops on any empty square, captures the first enemy; zig-zags meeting on a square are one move | Boyscout (`F`), Girlscout (`W`) |
+//! | `capture_continue` | `first`, `then`, `turn`, `may_return` | a `first` leap captures an enemy on x, then a `then` leap from x (at a `turn` from the first leap, if given) ends on an empty square or captures a second enemy (`e4f5xe5`); with `may_return` ending on the start square is an igui (`a1a1xb2`); the plain capture stopping on x is the piece's Betza | Toucan, Crow (`turn = "s"`), Tiger Horse, King Lion (`may_return`) |
+//! | `general_jump` | `dirs`, `stoppers` (tokens; `royal` = every royal type) | along each `dirs` line, captures any enemy beyond the first piece met, over pieces of either colour; the first stopper ends the line and is never jump-captured; no jump to empty squares (plain moves are the piece's Betza) | Bishop General, Rook General |
+//! | `hop_chain` | — | one or more grasshopper hops (any direction each); an empty landing may go on, an enemy landing is captured and ends the chain; the start square is empty during the chain and never its end; one move per destination | Halmopper |
 //! | `custodian` | `dirs` | not implemented yet: refused at load | Intertaker |
 //! | `coordinate` | — | not implemented yet: refused at load | Coordinator |
 //! | `purge_promoted` | — | not implemented yet: refused at load | Communist |
@@ -56,18 +56,23 @@
 
 mod approach;
 mod bent_rider;
+mod capture_continue;
 mod convert;
+mod general_jump;
 mod hop_capture;
+mod hop_chain;
 mod hop_rider;
 mod igui;
 pub(crate) mod immobilize;
 mod long_leap;
+mod path;
 pub(crate) mod pass;
 pub(crate) mod relay;
 mod supported_slide;
 mod swap;
 mod sweep;
 mod withdraw;
+mod zigzag;
 
 #[cfg(doc)]
 use crate::spec::power_spec::PowerSpec;
@@ -107,6 +112,13 @@ impl Position {
                 Power::BentRider { first, stop_first, then } => {
                     bent_rider::moves(self, from, p, (&first[c], *stop_first, &then[c]), out)
                 }
+                Power::Path { legs } => path::moves(self, from, p, legs, out),
+                Power::Zigzag { dirs } => zigzag::moves(self, from, p, &dirs[c], out),
+                Power::CaptureContinue { first, then, turn, may_return } => {
+                    capture_continue::moves(self, from, p, (&first[c], &then[c], *turn, *may_return), out)
+                }
+                Power::GeneralJump { dirs, stoppers } => general_jump::moves(self, from, p, &dirs[c], stoppers, out),
+                Power::HopChain => hop_chain::moves(self, from, p, out),
             }
         }
     }
