@@ -4,7 +4,7 @@
 
 use crate::spec::{
     betza::{self, Atom},
-    power_spec::PowerSpec,
+    power_spec::{PowerSpec, RelayReach},
 };
 
 /// Whether a Betza text is closed under the left-right mirror (multi-leg components count as
@@ -19,6 +19,7 @@ pub fn betza_symmetric(text: &str) -> bool {
 /// be classified here.
 pub fn power_symmetric(power: &PowerSpec) -> bool {
     match power {
+        PowerSpec::Relay { reach: RelayReach::Leap(leaps), grants, .. } => betza_symmetric(leaps) && betza_symmetric(grants),
         PowerSpec::Relay { grants, .. } => betza_symmetric(grants),
         PowerSpec::Igui { targets } | PowerSpec::Convert { targets } | PowerSpec::Swap { targets } => {
             betza_symmetric(targets)

@@ -8,22 +8,29 @@
 
 use serde::{Deserialize, Serialize};
 
-/// How a relayer finds the pieces it empowers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// How a relayer finds the pieces it empowers (friendly pieces only; never itself).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RelayReach {
-    /// The eight neighbours (Dervish).
+    /// The eight neighbours (Dervish, Relay Wazir, Relay Firzan).
     Adjacent,
-    /// The first piece on each of the eight queen lines within `range` squares (Harpy).
+    /// The first piece on each of the eight queen lines, within `range` squares if given
+    /// (Scirocco's Harpy: 3), else unlimited (Zoom: the pieces it sees).
     OpenLines,
+    /// The squares a Betza leaper reaches from the relayer, written `reach = { leap = "N" }`
+    /// (Jupiter's 1999 Harpy: pieces a Knight's leap away).
+    Leap(String),
 }
 
-/// Which granted moves a recipient may make.
+/// Which granted moves a recipient may make, judged by where they land relative to the relayer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RelayLanding {
-    /// Every granted move (Harpy).
+    /// Every granted move (Harpy, Relay Wazir, Relay Firzan, Zoom).
     Any,
+    /// Only the leap straight across the relayer, to relayer − v for a recipient on relayer + v
+    /// (Jupiter's 1999 Dervish, jupiter.md §3.5).
+    Across,
     /// Leaps straight across the relayer, and steps from an orthogonal neighbour to the
     /// squares orthogonally next to the relayer (Scirocco ruling R-S3: the Dervish).
     AcrossOrAround,
@@ -36,13 +43,15 @@ pub enum RelayLanding {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum PowerSpec {
-    /// Friendly pieces the relayer reaches gain the granted leaps (Dervish, Harpy).
+    /// Friendly pieces the relayer reaches gain the granted moves (Dervish, Harpy, Relay
+    /// Wazir, Relay Firzan, Zoom).
     Relay {
         reach: RelayReach,
-        /// Squares for `open_lines` (ignored by `adjacent`, which must leave it out).
+        /// Squares for `open_lines`, absent for unlimited (the other reaches must leave it out).
         #[serde(default)]
         range: Option<u8>,
-        /// Betza leapers granted to each recipient, from the recipient's square.
+        /// Betza leapers and riders granted to each recipient, from the recipient's square;
+        /// `m` makes them non-capturing (Zoom: `mQ`).
         grants: String,
         landing: RelayLanding,
     },
@@ -144,7 +153,9 @@ pub enum PowerSpec {
     PushAway { reach: String, max: u8 },
     /// Creates a new piece of its type on a target square (Tribble).
     Reproduce { targets: String },
-    /// Non-capturing teleports next to friendly royals and next to itself (Teleporter).
+    /// Non-capturing teleports lent to friendly pieces: from next to the Teleporter to the same
+    /// offset from a friendly royal, and from next to a royal to the same offset from the
+    /// Teleporter (jupiter.md §3.4, ruling 11.11).
     Teleport,
     /// Latent: pieces it sees may make two actions in a turn (Doubler).
     Double { sight: String },

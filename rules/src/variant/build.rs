@@ -273,7 +273,7 @@ impl Variant {
         let resolved = toml::to_string(&spec).unwrap_or_default();
         let en_passant = pieces.iter().any(|p| p.en_passant);
         let relayers = (0..pieces.len())
-            .filter(|&i| powers[i].iter().any(|p| matches!(p, Power::Relay { .. })))
+            .filter(|&i| powers[i].iter().any(|p| matches!(p, Power::Relay { .. } | Power::Teleport)))
             .map(|i| PieceType(i as u8))
             .collect();
         let has_powers = powers.iter().any(|p| !p.is_empty());

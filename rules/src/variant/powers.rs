@@ -18,7 +18,9 @@ pub(crate) struct Dir {
 /// A concluded power: directions resolved for each colour (index by `Color::index()`).
 #[derive(Clone, Debug)]
 pub(crate) enum Power {
-    Relay { reach: RelayReach, range: u8, grants: [Vec<Dir>; 2], landing: RelayLanding },
+    /// `reach`: the lines or leaps along which the first piece met is a recipient.
+    Relay { reach: [Vec<Dir>; 2], grants: [Vec<RelayGrant>; 2], landing: RelayLanding },
+    Teleport,
     Igui { targets: [Vec<Dir>; 2] },
     HopCapture { over: [Vec<Dir>; 2], double: bool },
     Pass,
@@ -101,6 +103,27 @@ impl Stoppers {
     }
 }
 
+/// A move a relayer lends: a direction with its range, and whether it may move and capture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RelayGrant {
+    pub dir: Dir,
+    pub moves: bool,
+    pub captures: bool,
+}
+
+/// The granted moves of a relay: plain leaps and riders, with their modality.
+fn relay_grants(text: &str) -> Result<[Vec<RelayGrant>; 2], String> {
+    let resolved = dirs("grants", text, false)?;
+    let g = betza::parse(text).map_err(|e| format!("field `grants`: {e}"))?;
+    let with_modality = |d: &[Dir]| -> Vec<RelayGrant> {
+        g.atoms()
+            .zip(d)
+            .map(|(a, &dir)| RelayGrant { dir, moves: a.modality.moves, captures: a.modality.captures })
+            .collect()
+    };
+    Ok([with_modality(&resolved[0]), with_modality(&resolved[1])])
+}
+
 fn dirs(field: &str, text: &str, one_step: bool) -> Result<[Vec<Dir>; 2], String> {
     let g = betza::parse(text).map_err(|e| format!("field `{field}`: {e}"))?;
     if g.multi_leg().next().is_some() {
@@ -122,21 +145,23 @@ impl PowerSpec {
     pub(crate) fn conclude(&self) -> Result<Power, String> {
         Ok(match self {
             PowerSpec::Relay { reach, range, grants, landing } => {
-                let range = match (reach, range) {
-                    (RelayReach::Adjacent, None) => 1,
-                    (RelayReach::Adjacent, Some(_)) => {
-                        return Err("field `range`: a relay with `reach = \"adjacent\"` takes no range".into())
+                let reach = match (reach, range) {
+                    (RelayReach::Adjacent, None) => dirs("reach", "K", true)?,
+                    (RelayReach::OpenLines, None) => dirs("reach", "Q", false)?,
+                    (RelayReach::OpenLines, Some(r)) if *r >= 1 => dirs("reach", &format!("Q{r}"), false)?,
+                    (RelayReach::OpenLines, Some(_)) => {
+                        return Err("field `range`: `reach = \"open_lines\"` needs a range of at least 1, or none for unlimited".into())
                     }
-                    (RelayReach::OpenLines, Some(r)) if *r >= 1 => *r,
-                    (RelayReach::OpenLines, _) => {
-                        return Err("field `range`: `reach = \"open_lines\"` needs a range of at least 1".into())
+                    (RelayReach::Leap(leaps), None) => {
+                        let d = dirs("reach", leaps, false)?;
+                        if d[0].iter().any(|d| d.max_steps != 1) {
+                            return Err(format!("field `reach`: `leap = {leaps:?}` must name leapers only"));
+                        }
+                        d
                     }
+                    (_, Some(_)) => return Err("field `range`: only `reach = \"open_lines\"` takes a range".into()),
                 };
-                let grants = dirs("grants", grants, false)?;
-                if grants[0].iter().any(|d| d.max_steps != 1) {
-                    return Err("field `grants`: only leapers can be relayed".into());
-                }
-                Power::Relay { reach: *reach, range, grants, landing: *landing }
+                Power::Relay { reach, grants: relay_grants(grants)?, landing: *landing }
             }
             PowerSpec::Igui { targets } => Power::Igui { targets: dirs("targets", targets, false)? },
             PowerSpec::HopCapture { over, double } => {
@@ -205,6 +230,7 @@ impl PowerSpec {
                 Power::GeneralJump { dirs: dirs("dirs", d, false)?, stoppers: Stoppers { royal, tokens } }
             }
             PowerSpec::HopChain => Power::HopChain,
+            PowerSpec::Teleport => Power::Teleport,
             unimplemented_kind => {
                 let name = toml::Value::try_from(unimplemented_kind)
                     .ok()

@@ -8,7 +8,7 @@
 //!
 //! | kind | parameters | what it does | pieces |
 //! | --- | --- | --- | --- |
-//! | `relay` | `reach` (`adjacent`, `open_lines` + `range`), `grants` (leapers), `landing` (`any`, `across_or_around`, `next_to_relayer`) | friendly pieces the relayer reaches gain the granted moves; a relayed move with the same origin and destination as an own move is that own move (promotable, with its automatic effects); the others never promote | Dervish (`across_or_around` is ruling R-S3; `next_to_relayer` is the page's broad sentence), Harpy |
+//! | `relay` | `reach` (`adjacent`; `open_lines` + `range`, no `range` = unlimited; `{ leap = "N" }`: the squares a Betza leaper reaches), `grants` (Betza leapers and riders, `m` = non-capturing), `landing` (`any`, `across`, `across_or_around`, `next_to_relayer`) | the first friendly piece along each `reach` direction gains the granted moves (a relayed ride stops at the first piece; the recipient may be immobilized, the relayer not); a relayed move with the same origin and destination as an own move is that own move (promotable, with its automatic captures); the others never promote and carry no special capture | Dervish (Jupiter 1999: `DA`, `across`; Scirocco: `FDA`, `across_or_around` is ruling R-S3, `next_to_relayer` the page's broad sentence), Harpy (Jupiter: `{ leap = "N" }`, `N`; Scirocco: `open_lines` 3), Relay Wazir (`adjacent`, `W`, `any`), Relay Firzan (`F`), Zoom (`open_lines`, `mQ`, `any`) |
 //! | `igui` | `targets` | removes an enemy on a target square (the first piece along a rider line) without moving | Genie, Parrot, Raven, Horned Owl, Diving Osprey, Emperor of Emperors (shooting, `targets = "Q"`) |
 //! | `hop_capture` | `over`, `double` | jumps an adjacent enemy to the square behind, capturing it (and an enemy on the landing square with `double`) | Zig, Zag, Overtaker, Parrot family |
 //! | `bent_rider` | `first`, `stop_first`, `then` | one step to an empty square, then a ride in the directions pointing away from the origin | Octopus, Spider, Wagon (straight on, may not stop next to itself) |
@@ -35,14 +35,15 @@
 //! | `pull` | `reach`, `min`, `max` | not implemented yet: refused at load | Come Here |
 //! | `push_away` | `reach`, `max` | not implemented yet: refused at load | Go Away |
 //! | `reproduce` | `targets` | not implemented yet: refused at load | Tribble |
-//! | `teleport` | — | not implemented yet: refused at load | Teleporter |
+//! | `teleport` | — | lends non-capturing moves to empty squares: a friendly piece next to the Teleporter moves to the same offset from any friendly royal; a friendly piece (not the Teleporter) next to a friendly royal moves to the same offset from the Teleporter; own power first and never promoting, as `relay` | Teleporter (Jupiter 1999, ruling 11.11) |
 //! | `double` | `sight` | not implemented yet: refused at load | Doubler |
 //! | `poison_sight` | `sight` | not implemented yet: refused at load | Poisoner |
 //!
 //! Most kinds generate the moves of the piece that has them (`Position::own_power_moves`
-//! dispatches to one module per kind). Three act on other pieces and are called by the driver:
-//! `relay` (moves for the recipients, after every own move is known), `immobilize` (which
-//! pieces may not move) and `pass` (one move per position).
+//! dispatches to one module per kind). Four act on other pieces and are called by the driver:
+//! `relay` and `teleport` (moves for the recipients, after every own move is known, both through
+//! `relay::moves`; `relay::moves_from_relayer` gives those of one relayer, for doubled turns),
+//! `immobilize` (which pieces may not move) and `pass` (one move per position).
 //!
 //! # Adding a power
 //!
@@ -71,6 +72,7 @@ pub(crate) mod relay;
 mod supported_slide;
 mod swap;
 mod sweep;
+mod teleport;
 mod withdraw;
 mod zigzag;
 
@@ -94,7 +96,7 @@ impl Position {
         let c = p.color().index();
         for power in &self.variant().powers[p.kind().index()] {
             match power {
-                Power::Relay { .. } | Power::Pass | Power::Immobilize { .. } => {}
+                Power::Relay { .. } | Power::Teleport | Power::Pass | Power::Immobilize { .. } => {}
                 Power::Igui { targets } => igui::moves(self, from, p, &targets[c], out),
                 Power::Convert { targets } => convert::moves(self, from, p, &targets[c], out),
                 Power::Swap { targets } => swap::moves(self, from, p, &targets[c], out),

@@ -1,77 +1,190 @@
-//! `relay`: friendly pieces that a relayer reaches gain the granted leaps for this move (Dervish:
-//! the eight neighbours; Harpy: the first piece on each queen line within `range`). `landing`
-//! restricts the granted moves to those that land across or around the relayer (Scirocco ruling
-//! R-S3), next to it, or anywhere.
+//! `relay` (and the driver for `teleport`): friendly pieces that a relayer reaches gain the
+//! granted moves for this move. The relayer finds its recipients as the first piece along each
+//! `reach` direction (Dervish, Relay Wazir, Relay Firzan: the eight neighbours; Scirocco's Harpy:
+//! queen lines within 3; Zoom: the pieces it sees; Jupiter's Harpy: a Knight's leap away) and
+//! lends leaps or rides, capturing or not (Zoom: `mQ`). `landing` keeps only the moves that land
+//! straight across the relayer (Jupiter's Dervish), across or around it (Scirocco ruling R-S3),
+//! next to it, or anywhere.
 //!
-//! A relayed move that the recipient can also make by itself (same origin and destination) is
-//! that own move, generated already with its promotions and automatic effects; the others are
-//! plain displacements that never promote (Scirocco §3.6, Typhoon §3.8). Immobilized relayers
-//! give nothing; immobilized recipients have no own moves, so all their relayed moves are plain.
+//! Own power first (jupiter.md §5.2 rule 5, Scirocco §3.6, Typhoon §8.1): a relayed move with
+//! the origin and destination of a move the recipient can make by itself is that own move,
+//! generated with its promotions and automatic captures (Neartaker, Withdrawer, Undertaker, ...),
+//! so no plain copy is generated. The others are plain displacements that never promote and
+//! never carry the recipient's special captures. Relays do not chain (a relayer lends only its
+//! own powers) and never serve the relayer itself. Immobilized relayers lend nothing;
+//! immobilized recipients have no own moves, so all their relayed moves are genuine.
 
 use crate::{
     movegen::{
-        powers::{offset, KING_DIRS},
+        powers::{first_piece, offset, teleport},
         MoveSink,
     },
-    moves::Move,
+    moves::{Move, MoveKind},
     position::{Position, SquareSet},
-    spec::power_spec::{RelayLanding, RelayReach},
-    types::{Color, Piece},
-    variant::powers::Power,
+    spec::power_spec::RelayLanding,
+    types::{Color, Piece, Square},
+    variant::powers::{Power, RelayGrant},
 };
 
-/// Appends the moves that the relayers of `us` (not in `frozen`) give to their recipients;
-/// `out` already holds the own moves of `us`, so that a relayed duplicate is left out.
+/// Appends the moves that the relayers of `us` (not in `frozen`) lend to their recipients;
+/// `out` already holds the own moves of `us`, so that a relayed copy of one is left out.
 pub(crate) fn moves<S: MoveSink>(pos: &Position, us: Color, frozen: &SquareSet, out: &mut S) {
     let variant = pos.variant();
-    let dims = variant.dims;
-    let c = us.index();
     for &relayer_type in &variant.relayers {
         let relayer = Piece::new(relayer_type, us);
         if pos.piece_counts()[relayer.index()] == 0 {
             continue;
         }
-        for v in pos.occupied(us).iter().filter(|&s| pos.piece_at(s) == Some(relayer) && !frozen.contains(s)) {
-            for power in &variant.powers[relayer_type.index()] {
-                let Power::Relay { reach, range, grants, landing } = power else { continue };
-                for (ux, uy) in KING_DIRS {
-                    // The recipient: the neighbour, or the first piece on the open line.
-                    let mut recipient = None;
-                    let steps = if *reach == RelayReach::Adjacent { 1 } else { *range as i32 };
-                    for n in 1..=steps {
-                        let Some(sq) = offset(pos, v, ux * n, uy * n) else { break };
-                        if let Some(q) = pos.piece_at(sq) {
-                            if q.color() == us {
-                                recipient = Some(sq);
-                            }
-                            break;
-                        }
-                    }
-                    let Some(p_sq) = recipient else { continue };
-                    let (px, py) = (dims.file(p_sq) - dims.file(v), dims.rank(p_sq) - dims.rank(v));
-                    for g in &grants[c] {
-                        let (tx, ty) = (px + g.dx as i32, py + g.dy as i32);
-                        let allowed = match landing {
-                            RelayLanding::Any => true,
-                            RelayLanding::AcrossOrAround => {
-                                (tx == -px && ty == -py) || (px * py == 0 && tx * ty == 0 && tx.abs() + ty.abs() == 1)
-                            }
-                            RelayLanding::NextToRelayer => tx.abs().max(ty.abs()) == 1,
-                        };
-                        if !allowed {
-                            continue;
-                        }
-                        let Some(to) = offset(pos, v, tx, ty) else { continue };
-                        if pos.piece_at(to).is_some_and(|q| q.color() == us) {
-                            continue;
-                        }
-                        if out.has_displacement(p_sq, to) {
-                            continue;
-                        }
-                        out.push(Move::normal(p_sq, to));
+        for sq in pos.occupied(us).iter().filter(|&s| pos.piece_at(s) == Some(relayer) && !frozen.contains(s)) {
+            lend_all(pos, sq, frozen, true, out);
+        }
+    }
+}
+
+/// Appends the moves that the one piece on `relayer` lends (its relays and teleports), for the
+/// doubled turn's attribution (jupiter.md §5.3 rule 2: a relayed move is attributable to the
+/// relayer). `frozen`: the squares immobilized at the start of the turn (an immobilized relayer
+/// lends nothing; an immobilized recipient has no own moves). A lent move that coincides with an
+/// own move of the recipient is left out: it is that own move (§5.2 rule 5), attributable to the
+/// recipient, and this function finds such moves by generating the recipient's own moves, so
+/// `out` need not hold them. A move already in `out` (a plain `Normal` move with the same origin
+/// and destination) is not pushed again.
+#[allow(dead_code)] // the doubled-turn generator's entry point
+pub(crate) fn moves_from_relayer<S: MoveSink>(pos: &Position, relayer: Square, frozen: &SquareSet, out: &mut S) {
+    if !frozen.contains(relayer) {
+        lend_all(pos, relayer, frozen, false, out);
+    }
+}
+
+fn lend_all<S: MoveSink>(pos: &Position, relayer: Square, frozen: &SquareSet, own_moves_in_out: bool, out: &mut S) {
+    let Some(r) = pos.piece_at(relayer) else { return };
+    let c = r.color().index();
+    for power in &pos.variant().powers[r.kind().index()] {
+        match power {
+            Power::Relay { reach, grants, landing } => {
+                for d in &reach[c] {
+                    let Some(sq) = first_piece(pos, relayer, d) else { continue };
+                    if pos.piece_at(sq).is_some_and(|q| q.color() == r.color()) {
+                        let mut recipient = Recipient::new(pos, sq, frozen, own_moves_in_out);
+                        lend_grants(pos, relayer, &mut recipient, &grants[c], *landing, out);
                     }
                 }
             }
+            Power::Teleport => teleport::lend(pos, relayer, frozen, own_moves_in_out, out),
+            _ => {}
         }
+    }
+}
+
+/// The granted leaps and rides of `recipient` that `landing` allows around `relayer`.
+fn lend_grants<S: MoveSink>(
+    pos: &Position,
+    relayer: Square,
+    recipient: &mut Recipient,
+    grants: &[RelayGrant],
+    landing: RelayLanding,
+    out: &mut S,
+) {
+    let dims = pos.variant().dims;
+    let us = pos.piece_at(recipient.from).expect("a recipient stands on its square").color();
+    let (px, py) = (dims.file(recipient.from) - dims.file(relayer), dims.rank(recipient.from) - dims.rank(relayer));
+    for g in grants {
+        let limit = if g.dir.max_steps == 0 { i32::MAX } else { g.dir.max_steps as i32 };
+        let (dx, dy) = (g.dir.dx as i32, g.dir.dy as i32);
+        for n in 1..=limit {
+            let Some(to) = offset(pos, recipient.from, dx * n, dy * n) else { break };
+            let occupant = pos.piece_at(to);
+            let allowed = match occupant {
+                None => g.moves,
+                Some(q) => g.captures && q.color() != us,
+            };
+            if allowed {
+                let (tx, ty) = (px + dx * n, py + dy * n);
+                let lands = match landing {
+                    RelayLanding::Any => true,
+                    RelayLanding::Across => tx == -px && ty == -py,
+                    RelayLanding::AcrossOrAround => {
+                        (tx == -px && ty == -py) || (px * py == 0 && tx * ty == 0 && tx.abs() + ty.abs() == 1)
+                    }
+                    RelayLanding::NextToRelayer => tx.abs().max(ty.abs()) == 1,
+                };
+                if lands {
+                    recipient.lend(to, out);
+                }
+            }
+            if occupant.is_some() {
+                break;
+            }
+        }
+    }
+}
+
+/// A friendly piece that receives lent moves, and the destinations of its own moves (§5.2
+/// rule 5), generated when first needed.
+pub(super) struct Recipient<'a> {
+    pos: &'a Position,
+    pub(super) from: Square,
+    frozen: &'a SquareSet,
+    /// The sink already holds every own move of the side (the driver's move list).
+    own_moves_in_out: bool,
+    own_destinations: Option<SquareSet>,
+}
+
+impl<'a> Recipient<'a> {
+    pub(super) fn new(pos: &'a Position, from: Square, frozen: &'a SquareSet, own_moves_in_out: bool) -> Recipient<'a> {
+        Recipient { pos, from, frozen, own_moves_in_out, own_destinations: None }
+    }
+
+    /// Pushes the lent move to `to` unless the recipient's own move to `to` already is it, or
+    /// another relayer lent it already.
+    pub(super) fn lend<S: MoveSink>(&mut self, to: Square, out: &mut S) {
+        if out.has_displacement(self.from, to) {
+            return;
+        }
+        if !self.own_moves_in_out && self.own_destinations().contains(to) {
+            return;
+        }
+        out.push(Move::normal(self.from, to));
+    }
+
+    fn own_destinations(&mut self) -> SquareSet {
+        let (pos, from, frozen) = (self.pos, self.from, self.frozen);
+        *self.own_destinations.get_or_insert_with(|| {
+            let mut sink = Destinations { from, reached: SquareSet::EMPTY };
+            if !frozen.contains(from) {
+                let p = pos.piece_at(from).expect("a recipient stands on its square");
+                pos.piece_moves(from, p, &mut sink);
+                pos.own_power_moves(from, p, &mut sink);
+            }
+            sink.reached
+        })
+    }
+}
+
+/// A sink that keeps the destinations of one piece's displacements.
+struct Destinations {
+    from: Square,
+    reached: SquareSet,
+}
+
+impl MoveSink for Destinations {
+    fn push(&mut self, m: Move) {
+        if m.kind == MoveKind::Normal && m.from == self.from {
+            self.reached.insert(m.to);
+        }
+    }
+
+    fn len(&self) -> usize {
+        0
+    }
+
+    fn dedup_from(&mut self, _start: usize) {}
+
+    fn has_displacement(&self, from: Square, to: Square) -> bool {
+        from == self.from && self.reached.contains(to)
+    }
+
+    fn is_done(&self) -> bool {
+        false
     }
 }
