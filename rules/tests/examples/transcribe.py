@@ -3,14 +3,17 @@
 
     python3 rules/tests/examples/transcribe.py [--dossiers DIR] [--check]
 
-Reads `scirocco.md` and `typhoon.md` (default directory: /work/shared/rules, or $FAIRYZERO_DOSSIERS)
-and writes `scirocco.examples` and `typhoon.examples` next to this script. With `--check` it writes
+Reads `scirocco.md`, `typhoon.md` and `jupiter.md` (default directory: /work/shared/rules, or
+$FAIRYZERO_DOSSIERS) and writes `scirocco.examples`, `typhoon.examples` and `jupiter.examples` next to
+this script. With `--check` it writes
 nothing and fails if the files on disk differ from what it would write.
 
-Move-list examples (scirocco.md §8.1, typhoon.md §9.1) are parsed from the markdown: the heading,
+Move-list examples (scirocco.md §8.1, typhoon.md §9.1, jupiter.md §10.1-10.2) are parsed from the
+markdown: the heading,
 the "- Blue: ...", "- Tan: ...", "- To move: ... Piece examined: ... on <sq>" and "- Tests: ..."
 lines, and the fenced move list (text after `;` is a comment). Game-end and rule scenarios
-(scirocco.md §8.2, typhoon.md §9.2) are prose, so they are written by hand below (SCENARIOS); their
+(scirocco.md §8.2, typhoon.md §9.2, jupiter.md §10.3) are prose, so they are written by hand below
+(SCENARIOS), and so are the move-list examples that examine several pieces (HANDWRITTEN); their
 piece lists are still turned into position strings by the same code, and every piece list quoted
 from the dossier is checked to occur verbatim in it.
 
@@ -78,6 +81,25 @@ VARIANTS = {
     "typhoon": dict(dossier="typhoon.md", title="Typhoon (typhoon.md §9; perft from §2.6)",
                     size=12, table_cols=(2, 5), examples_heading="### 9.1",
                     scenario_heading="### 9.2"),
+    "jupiter": dict(dossier="jupiter.md", title="Jupiter (jupiter.md §10)",
+                    size=16, table_cols=(3,), examples_heading=("### 10.1", "### 10.2"),
+                    scenario_heading="### 10.3"),
+}
+
+# Move-list examples that examine the moves several pieces receive (not one piece's complete
+# list): written by hand as scenarios (SCENARIOS, same id) and skipped by the example parser.
+HANDWRITTEN = {"jupiter": {"E17"}}
+
+# Added to the header of a variant's file (after HEADER).
+HEADER_NOTES = {
+    "jupiter": """\
+#
+# Jupiter: `variant jupiter` blocks run on configs/variants/jupiter.toml cut down to the pieces of
+# the block's position (rules/tests/support/jupiter.rs), so that an example passes as soon as its
+# own pieces work; `position setup` runs on the whole file. A move `a,b` is a doubled turn (§5.3),
+# its first action starting on the examined square; `<sq`, `>sq`, `&sq` name the square of the
+# piece pulled, pushed or created (§9.3).
+""",
 }
 
 # Seed abbreviations that are not simply upper-cased (notation.md; scirocco.md R-S14,
@@ -112,7 +134,7 @@ def piece_table(text, cols):
         if not line.startswith("|") or line.startswith("|---"):
             continue
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if cells[cols[0]] == "Abbr":
+        if len(cells) <= max(cols) or cells[cols[0]].lower() == "abbr":
             continue
         rows += 1
         for col in cols:
@@ -220,21 +242,26 @@ def fen_to_board(fen, size, tokens):
     return board, fields[1]
 
 
-MOVE_RE = re.compile(
-    r"pass|set:[a-z]\d+=(?:[A-Za-z]+|-)"
-    r"|(?P<from>[a-z]\d+)(?P<to>[a-z]\d+)(?P<cap>(?:x[a-z]\d+)*)(?P<conv>~[a-z]\d+)?(?P<sw>\^)?(?P<sc>\*)?(?P<pr>\+)?"
+MOVE_RE = re.compile(r"pass|set:[a-z]\d+=(?:[A-Za-z]+|-)")
+# One action (jupiter.md §9.3): removed squares `x`, conversion `~`, pull `<`, push `>`,
+# reproduction `&`, swap `^`, self-capture `*`, promotion `+`.
+ACTION_RE = re.compile(
+    r"(?P<from>[a-z]\d+)(?P<to>[a-z]\d+)(?P<cap>(?:x[a-z]\d+)*)(?P<conv>~[a-z]\d+)?(?P<target>[<>&][a-z]\d+)?"
+    r"(?P<sw>\^)?(?P<sc>\*)?(?P<pr>\+)?"
 )
 
 
 def check_move(mv, size, piece_sq=None):
-    m = MOVE_RE.fullmatch(mv)
-    if not m:
+    if MOVE_RE.fullmatch(mv):
+        return
+    actions = mv.split(",")
+    matches = [ACTION_RE.fullmatch(a) for a in actions]
+    if len(actions) > 2 or not all(matches):
         fail(f"malformed move {mv!r}")
-    if m.group("from"):
-        for sq in re.findall(r"[a-z]\d+", mv):
-            parse_square(sq, size)
-        if piece_sq is not None and m.group("from") != piece_sq:
-            fail(f"move {mv} does not start on the examined square {piece_sq}")
+    for sq in re.findall(r"[a-z]\d+", mv):
+        parse_square(sq, size)
+    if piece_sq is not None and matches[0].group("from") != piece_sq:
+        fail(f"move {mv} does not start on the examined square {piece_sq}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -250,14 +277,20 @@ def section(text, heading):
 
 def parse_examples(text, name, cfg, tokens):
     size = cfg["size"]
-    body = section(text, cfg["examples_heading"])
-    chunks = re.split(r"\n(?=#### )", body)[1:]
+    headings = cfg["examples_heading"]
+    headings = [headings] if isinstance(headings, str) else headings
+    chunks = [c for h in headings for c in re.split(r"\n(?=#### )", section(text, h))[1:]]
     examples = []
+    handwritten = {sc["id"] for sc in SCENARIOS[name]}
     for chunk in chunks:
         head = re.match(r"#### (\S+)\. (.*)", chunk)
         if not head:
             fail(f"bad example heading: {chunk[:60]!r}")
         ex_id, title = head.group(1), head.group(2).strip()
+        if ex_id in HANDWRITTEN.get(name, ()):
+            if ex_id not in handwritten:
+                fail(f"{name} {ex_id}: marked as written by hand, but SCENARIOS has no {ex_id}")
+            continue
         try:
             examples.append(parse_example(chunk, ex_id, title, name, size, tokens))
         except TranscriptionError as e:
@@ -267,14 +300,16 @@ def parse_examples(text, name, cfg, tokens):
 
 def parse_example(chunk, ex_id, title, name, size, tokens):
     def line(prefix):
-        m = re.search(r"^- " + prefix + r":\s*(.*)$", chunk, re.M)
-        return m.group(1).strip() if m else None
+        # A field may wrap onto indented continuation lines.
+        m = re.search(r"^- " + prefix + r":\s*(.*(?:\n  +\S.*)*)$", chunk, re.M)
+        return " ".join(m.group(1).split()) if m else None
 
     blue = parse_piece_list(line("Blue"), size, tokens)
     tan = parse_piece_list(line("Tan"), size, tokens)
     board = build_board(blue, tan, size)
     tomove = re.fullmatch(
-        r"(Blue|Tan)\.\s*Piece examined:\s*(Blue|Tan)\s+([A-Za-z]{1,3})\s+on\s+([a-z]\d+)\.", line("To move"))
+        r"(Blue|Tan)\.\s*Piece examined:\s*(Blue|Tan)\s+([A-Za-z]{1,3})\s+on\s+([a-z]\d+)(?:\s+\([^)]*\))?\.",
+        line("To move"))
     if not tomove:
         fail(f"cannot read the 'To move' line {line('To move')!r}")
     side = "w" if tomove.group(1) == "Blue" else "b"
@@ -334,6 +369,18 @@ TYPHOON_DEFAULT = ("(gw)(pr)(go)(sa)(fl)(co)k(gg)(ci)(st)(ma)(fh)/(hu)1(bd)1dfwa
                    "(be)(un)(wa)(der)(cg)(bt)(del)(sg)n(ch)(ov)(ot)/(fu)pp(gu)pppp(gu)pp(fu)/3(ba)4(la)3/"
                    "12/12/3(LA)4(BA)3/(FU)PP(GU)PPPP(GU)PP(FU)/(OT)(OV)(CH)N(SG)(DEL)(BT)(CG)(DER)(WA)(UN)(BE)/"
                    "(CU)1C1AWFD1(BD)1(HU)/(FH)(MA)(ST)(CI)(GG)K(CO)(FL)(SA)(GO)(PR)(GW) w")
+
+JUPITER_DEFAULT = (
+    "(gw)(haw)(pr)(go)(sa)(cro)(fl)(co)k(gg)(tou)(ci)(st)(ma)(hoo)(fh)/"
+    "(cbo)(yew)1(tha)1(drd)(lfg)(sdm)(vtm)(rtg)(drp)1(thi)1(eye)(bln)/"
+    "(whf)(rlf)(goa)(drt)(int)(vox)(phx)(dni)(kam)(kyl)(fld)(nrt)(oxt)(cmh)(rlw)(blg)/"
+    "(hu)(frd)1(bd)1(lfn)dfwa(rtn)1c1(rrd)(cu)/(be)(wba)(un)(wa)(der)(tgo)(cg)(bt)(del)(sg)(twi)n(ch)(ov)(eba)(ot)/"
+    "(fu)(ber)(ber)pp(gu)pppp(gu)pp(ber)(ber)(fu)/2(gal)2(ba)4(la)2(gbt)2/16/16/2(GBT)2(LA)4(BA)2(GAL)2/"
+    "(FU)(BER)(BER)PP(GU)PPPP(GU)PP(BER)(BER)(FU)/(OT)(EBA)(OV)(CH)N(TWI)(SG)(DEL)(BT)(CG)(TGO)(DER)(WA)(UN)(WBA)(BE)/"
+    "(CU)(RRD)1C1(RTN)AWFD(LFN)1(BD)1(FRD)(HU)/"
+    "(BLG)(RLW)(CMH)(OXT)(NRT)(FLD)(KYL)(KAM)(DNI)(PHX)(VOX)(INT)(DRT)(GOA)(RLF)(WHF)/"
+    "(BLN)(EYE)1(THI)1(DRP)(RTG)(VTM)(SDM)(LFG)(DRD)1(THA)1(YEW)(CBO)/"
+    "(FH)(HOO)(MA)(ST)(CI)(TOU)(GG)K(CO)(FL)(CRO)(SA)(GO)(PR)(HAW)(GW) w")
 
 SCENARIOS = {
     "scirocco": [
@@ -441,6 +488,104 @@ SCENARIOS = {
              position=TYPHOON_DEFAULT, quotes=["depth 1 = 42, depth 2 = 1,764, depth 3 = 75,138"],
              script=["expect perft 1 42", "expect perft 2 1764", "expect perft 3 75138"]),
     ],
+    "jupiter": [
+        dict(id="E17", comment="E17 -- Teleporter relays (a move-list example over several pieces, so a "
+                               "script): the two relayed moves the dossier lists are legal; the ones it "
+                               "excludes because they would land on occupied squares are not "
+                               "(extension: written out as moves: W f5 to i1, Co i1 to f5, P i2 onto the "
+                               "Tan Pawn f6; the N d4 would land off the board, which no move text can "
+                               "name).",
+             blue="K h1, Co i1, Gu g2, P i2, N d4, Tlp e5, W f5, P e6", tan="P f6, K a16", side="w",
+             quoted=True, quotes=["e6h2 ; Pawn at (0,+1) from the Teleporter",
+                                  "g2d6 ; Guard at (-1,+1) from the King"],
+             script=["expect legal e6h2 g2d6", "expect illegal f5i1 i1f5 i2f6"]),
+        dict(id="R1", comment="R1 -- poison: after e1e8 the Rook stands where a poisonous Tan piece (seen by "
+                              "the Poisoner a8) started, so it is removed and e8 is empty. (extension) "
+                              "Blue is then left with its King alone: bared, Blue loses (§7.3).",
+             blue="R e1, K p1", tan="Psn a8, N e8, K p16", side="w", quoted=True,
+             script=["play e1e8", "expect piece-at e8 -", "expect result tan-wins bared"]),
+        dict(id="R1b", comment="R1, variant -- a Blue Longleaper on e6 instead of the Rook takes e8 by a jump "
+                               "(e6e9xe8): it does not end on the poisonous piece's square, so no poisoning.",
+             blue="Lo e6, K p1", tan="Psn a8, N e8, K p16", side="w", quoted=False,
+             quotes=["a Blue Longleaper on e6 instead of the Rook plays `e6e9xe8` (jump capture): no poisoning"],
+             script=["play e6e9xe8", "expect piece-at e9 (LO)", "expect piece-at e8 -", "expect ongoing"]),
+        dict(id="R2", comment="R2 -- Fiery Dragons: after b1e4 the burn check removes d5, e5, f3 and Tan's "
+                              "Fiery Dragon f5 (next to Blue's) and Blue's Fiery Dragon e4 (next to Tan's); "
+                              "the Wazir e3 survives. (extension) Tan is left with its King alone: bared, "
+                              "Blue wins.",
+             blue="FiD b1, W e3, K p1", tan="P d5, N e5, R f3, FiD f5, K a16", side="w", quoted=True,
+             script=["play b1e4", "expect piece-at d5 -", "expect piece-at e5 -", "expect piece-at f3 -",
+                     "expect piece-at f5 -", "expect piece-at e4 -", "expect piece-at e3 W",
+                     "expect result blue-wins bared"]),
+        dict(id="R3", comment="R3 -- Communist: c3e5 takes the Goat and removes the promoted pieces next to "
+                              "e5 of both sides (Blue Queen d6, Tan Lioness e6, Blue Emperor f4); the Pawn "
+                              "f5 stays; Blue keeps its King, the game goes on.",
+             blue="Cst c3, Q d6, Em f4, K p1", tan="Go e5, Li e6, P f5, K a16", side="w", quoted=True,
+             quotes=["(text form `c3e5xf4xd6xe6`)"],
+             script=["expect legal c3e5xf4xd6xe6", "play c3e5xf4xd6xe6", "expect piece-at e5 (CST)",
+                     "expect piece-at d6 -", "expect piece-at e6 -", "expect piece-at f4 -",
+                     "expect piece-at f5 p", "expect ongoing"]),
+        dict(id="R4", comment="R4 -- simultaneous loss: d4d6 removes the Rook and the Kamikaze; both sides "
+                              "are bare and the mover, Blue, wins (§7.3).",
+             blue="Kam d4, K p1", tan="R d6, K a16", side="w", quoted=True,
+             script=["play d4d6", "expect piece-at d6 -", "expect result blue-wins bared"]),
+        dict(id="R5", comment="R5 -- Doubler and Immobilizer: the Blue Guard, seen by the immobilized Tan "
+                              "Doubler, may move twice; on Tan's turn (after the filler p1p2) the Rook's "
+                              "only move is b1b1* and the Doubler's only move is b2b2*.",
+             blue="Im a2, Gu b4, K p1", tan="Dbl b2, R b1, K a16", side="w", quoted=True,
+             quotes=["(e.g. `b4b5,b5b6`)"],
+             script=["expect legal b4b5,b5b6", "play p1p2", "expect piece-moves b1 b1b1*",
+                     "expect piece-moves b2 b2b2*"]),
+        dict(id="R6", comment="R6 -- swap with poison: after a4a5^ the Hummingbird stands where a poisonous "
+                              "Tan piece started and the Pawn where a poisonous Blue piece started: both "
+                              "are removed.",
+             blue="Hu a4, Psn e4, K p1", tan="P a5, Psn a9, K p16", side="w", quoted=True,
+             script=["play a4a5^", "expect piece-at a5 -", "expect piece-at a4 -", "expect ongoing"]),
+        dict(id="R7", comment="R7 -- King promotion: with an Emperor on the board h10h11+ makes an Emperor "
+                              "of Emperors.",
+             blue="K h10, P a2", tan="Em c14, K a16", side="w", quoted=True,
+             script=["play h10h11+", "expect piece-at h11 (EE)"]),
+        dict(id="R7b", comment="R7, variant -- with a Tan Elephant Prince on c14 instead, h10h11+ makes an "
+                               "Emperor.",
+             blue="K h10, P a2", tan="EP c14, K a16", side="w", quoted=False,
+             quotes=["With a Tan Elephant Prince on c14 instead, `h10h11+` makes an Emperor."],
+             script=["play h10h11+", "expect piece-at h11 (EM)"]),
+        dict(id="R8", comment="R8 -- doubled Fiery Dragon: h3e6,e6g8; the intermediate burn check removes "
+                              "d7, the final one h9. (extension) Tan is left with its King alone: bared, "
+                              "Blue wins.",
+             blue="Dbl h1, FiD h3, K p1", tan="P d7, N h9, K a16", side="w", quoted=True,
+             script=["expect legal h3e6,e6g8", "play h3e6,e6g8", "expect piece-at d7 -", "expect piece-at h9 -",
+                     "expect piece-at g8 (FID)", "expect result blue-wins bared"]),
+        dict(id="R9", comment="R9 -- repetition: after the seven plies o14p16 would create the initial "
+                              "position a third time and is illegal; Tan has other moves.",
+             blue="K p1, N a1", tan="K a16, N p16", side="w", quoted=True,
+             quotes=["`a1b3`, `p16o14`, `b3a1`, `o14p16` (X, occurrence 2), `a1b3`, `p16o14`, `b3a1`"],
+             script=["play a1b3 p16o14 b3a1 o14p16", "play a1b3 p16o14 b3a1", "expect illegal o14p16",
+                     "expect legal o14m13 a16a15", "expect ongoing"]),
+        dict(id="R10", comment="R10 -- a Fiery Dragon lands on a poisonous piece: b2e5 takes the Deadly "
+                               "Nightshade; burning first removes the Knight f6, then poison removes the "
+                               "Dragon; the game goes on.",
+             blue="FiD b2, W h1, K p1", tan="DNi e5, N f6, P p12, K a16", side="w", quoted=True,
+             script=["play b2e5", "expect piece-at f6 -", "expect piece-at e5 -", "expect piece-at h1 W",
+                     "expect piece-at p12 p", "expect ongoing"]),
+        dict(id="R11", comment="R11 -- poison between the actions of a doubled turn: after the relayed e5f5 "
+                               "the Pawn is removed before the second action, so it cannot move on; the "
+                               "second action is one of the Relay Wazir's own steps; the single action "
+                               "e5f5 loses the Pawn at the end of the turn.",
+             blue="Dbl a4, RlW e4, P e5, K p1", tan="DNi f5, P p12, K a16", side="w", quoted=True,
+             quotes=["`e5f5,f5e5`, `e5f5,f5f4`, `e5f5,f5f6` and `e5f5,f5g5` are not moves",
+                     "(`e5f5,e4d4`, `e5f5,e4e3`, `e5f5,e4e5`, `e5f5,e4f4`)"],
+             script=["expect illegal e5f5,f5e5 e5f5,f5f4 e5f5,f5f6 e5f5,f5g5",
+                     "expect legal e5f5,e4d4 e5f5,e4e3 e5f5,e4e5 e5f5,e4f4 e5f5",
+                     "play e5f5", "expect piece-at f5 -", "expect piece-at e5 -", "expect piece-at e4 (RLW)",
+                     "expect ongoing"]),
+        dict(id="SETUP", comment="§2.4/§2.5 (not a numbered example): the 37 setup plies that put every "
+                                 "first member on Blue's left square give the canonical array (mask 0).",
+             position="setup", quotes=["ply 1 `set:a1=FH` / `set:a1=GW`, ply 2 `set:b1=Hoo`",
+                                       JUPITER_DEFAULT],
+             script=["play {JUPITER_FIRST_MEMBERS}", "expect setup-result " + JUPITER_DEFAULT,
+                     "expect ongoing"]),
+    ],
 }
 
 
@@ -465,6 +610,26 @@ def scirocco_e6_result(tokens):
     if counts != {"blue": 27, "tan": 27}:
         fail(f"scirocco E6: piece counts {counts}, expected 27 each")
     return board_to_fen(board, 10, "w")
+
+
+def jupiter_first_members(text):
+    """The 37 setup plies of jupiter.md §2.4 that place every first member on Blue's left square,
+    read from the pair table of §2.2 (bit order; bit 7, the fixed Regal pair, skipped)."""
+    start = text.index("### 2.2")
+    plies = []
+    for line in text[start:text.index("\n### ", start + 1)].splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) < 5 or not cells[0].isdigit():
+            continue
+        first = re.fullmatch(r".*\(([A-Za-z]{1,3})\)", cells[2])
+        squares = re.fullmatch(r"([a-z]\d+) / ([a-z]\d+)", cells[4])
+        if not first or not squares:
+            fail(f"jupiter.md §2.2: cannot read the row {line!r}")
+        if cells[0] != "7":
+            plies.append(f"set:{squares.group(1)}={token_of(first.group(1))}")
+    if len(plies) != 37:
+        fail(f"jupiter.md §2.2: {len(plies)} setup plies, expected 37")
+    return " ".join(plies)
 
 
 def build_scenarios(name, text, tokens):
@@ -495,6 +660,8 @@ def build_scenarios(name, text, tokens):
             for line in sc["script"]:
                 if "{E6_RESULT}" in line:
                     line = line.replace("{E6_RESULT}", scirocco_e6_result(tokens))
+                if "{JUPITER_FIRST_MEMBERS}" in line:
+                    line = line.replace("{JUPITER_FIRST_MEMBERS}", jupiter_first_members(text))
                 words = line.split()
                 if words[0] == "play" or words[1] in ("legal", "illegal"):
                     for mv in words[1 if words[0] == "play" else 2:]:
@@ -534,7 +701,7 @@ def render(name, dossier_dir):
     if len(set(ids)) != len(ids):
         fail(f"{name}: duplicate example ids")
     scenarios = build_scenarios(name, text, tokens)
-    parts = [HEADER.format(title=cfg["title"], dossier=cfg["dossier"]),
+    parts = [HEADER.format(title=cfg["title"], dossier=cfg["dossier"]) + HEADER_NOTES.get(name, ""),
              f"board {name} {cfg['size']} {cfg['size']}",
              f"tokens {name} " + " ".join(sorted(tokens)), ""]
     parts.append(f"# ---- Move-list examples ({len(examples)}) ----\n")
