@@ -259,9 +259,11 @@ const JUPITER_ONLY: &[Case] = &[
         "h5h6 h5h7 h5h8 h5h4 h5g5 h5f5 h5e5 h5d5 h5g6 h5f7 h5g4 h5f3 h5e2 h5d1 h5i5 h5k6 h5k4 h5i8 h5i2",
     ),
     // Dragon Pony = W + B3.
-    case("DRP", "DRP@d4 w@f6 W@b2 W@e4", "d4", "d4d5 d4d3 d4c4 d4e5 d4f6 d4c5 d4b6 d4a7 d4e3 d4f2 d4g1 d4c3"),
+    // (B3 stops on g7, is cut by the friend c3, ends before a9, i1 and i9; friend on e4.)
+    case("DRP", "DRP@e5 w@g7 W@c3 W@e4", "e5", "e5e6 e5d5 e5f5 e5f6 e5g7 e5d6 e5c7 e5b8 e5f4 e5g3 e5h2 e5d4"),
     // Dragon Duke = F + R3.
-    case("DRD", "DRD@d4 w@d6 W@f4 W@c3", "d4", "d4e5 d4c5 d4e3 d4d5 d4d6 d4d3 d4d2 d4d1 d4c4 d4b4 d4a4 d4e4"),
+    // (R3 ends before e9, e1 and a5, stops on g5; friend on d4.)
+    case("DRD", "DRD@e5 w@g5 W@d4", "e5", "e5d6 e5f6 e5f4 e5e6 e5e7 e5e8 e5e4 e5e3 e5e2 e5d5 e5c5 e5b5 e5f5 e5g5"),
     // Right General: F + forward, back and LEFT steps (nothing to the right).
     both("RTG", "RTG@e5 w@d5 W@f4", "e5", "e5f6 e5d6 e5d4 e5e6 e5e4 e5d5"),
     // Left General: F + forward and back steps + unlimited slide to the RIGHT (none left).
@@ -274,12 +276,13 @@ const JUPITER_ONLY: &[Case] = &[
     both("VTM", "VTM@e5 W@d5 w@e8", "e5", "e5f5 e5e6 e5e7 e5e8 e5e4 e5e3 e5e2 e5e1"),
     // Side Mover: vertical step + unlimited sideways slide.
     both("SDM", "SDM@e5 W@e6 w@h5", "e5", "e5e4 e5d5 e5c5 e5b5 e5a5 e5f5 e5g5 e5h5"),
-    // Blue Gecko: fW, forward-right slide <=4 (stops on h8), back-right step, back slide <=2
-    // (friend e3), left slide <=2, forward-left step; nothing right or back-left.
-    both("BLG", "BLG@e5 w@h8 W@e3", "e5", "e5e6 e5f6 e5g7 e5h8 e5f4 e5e4 e5d5 e5c5 e5d6"),
-    // White Fox: forward slide <=2, right step, back-right slide <=4 (stops on g4), back-left
-    // step, left slide <=2 (friend c6), forward-left step; nothing straight back or forward-right.
-    both("WHF", "WHF@e6 w@g4 W@c6", "e6", "e6e7 e6e8 e6f6 e6f5 e6g4 e6d5 e6d6 e6d7"),
+    // Blue Gecko: fW, forward-right slide <=4 (i9; j10 is 5 away), back-right step, back slide
+    // <=2 (friend e3), left slide <=2 (captures c5), forward-left step; nothing right or back-left.
+    both("BLG", "BLG@e5 w@j10 W@e3 w@c5", "e5", "e5e6 e5f6 e5g7 e5h8 e5i9 e5f4 e5e4 e5d5 e5c5 e5d6"),
+    // White Fox: forward slide <=2 (captures e8), right step, back-right slide <=4 (i2; j1 is 5
+    // away), back-left step, left slide <=2 (friend c6), forward-left step; nothing straight back
+    // or forward-right.
+    both("WHF", "WHF@e6 w@j1 W@c6 w@e8", "e6", "e6e7 e6e8 e6f6 e6f5 e6g4 e6h3 e6i2 e6d5 e6d6 e6d7"),
     // Boxer: leaps W, F, (3,0), C, Z, (3,3); near the corner most leaps fall off the board.
     case(
         "BOX",
@@ -329,9 +332,9 @@ const JUPITER_ONLY: &[Case] = &[
         "e5d4 e5d6 e5e4 e5e6 e5f4 e5f5 e5f6 e5h11 e5i7 e5c1",
     ),
     // Flying Dragon = B2.
-    case("FLD", "FLD@c3 w@d4 W@b2", "c3", "c3d4 c3b4 c3a5 c3d2 c3e1"),
+    case("FLD", "FLD@e5 w@f6 W@c3", "e5", "e5f6 e5d6 e5c7 e5f4 e5g3 e5d4"),
     // Violent Ox = R2.
-    case("VOX", "VOX@c3 w@c4 W@e3", "c3", "c3c4 c3c2 c3c1 c3b3 c3a3 c3d3"),
+    case("VOX", "VOX@e5 w@e6 W@c5", "e5", "e5e6 e5e4 e5e3 e5d5 e5f5 e5g5"),
     // Kylin = F + D (the D leaps over the friend c4).
     case("KYL", "KYL@c3 W@c4 w@c5 W@d2", "c3", "c3b4 c3d4 c3b2 c3c5 c3c1 c3a3 c3e3"),
     // Phoenix = W + A (the A leaps over the friend d4).
@@ -523,9 +526,9 @@ const SHARED_WITH_TYPHOON: &[Case] = &[
     // pass.
     both(
         "HO",
-        "HO@e5 W@g7 w@e6 w@e7",
+        "HO@e5 w@e6 w@e7",
         "e5",
-        "e5f6 e5d6 e5c7 e5b8 e5a9 e5f4 e5g3 e5h2 e5i1 e5d4 e5c3 e5b2 e5a1 e5c5 e5g5 e5e3 \
+        "e5f6 e5g7 e5h8 e5i9 e5d6 e5c7 e5b8 e5a9 e5f4 e5g3 e5h2 e5i1 e5d4 e5c3 e5b2 e5a1 e5c5 e5g5 e5e3 \
          e5e6 e5e7 e5e5xe6 e5e7xe6 pass",
     ),
     // Diving Osprey: R4, backward A, Raven powers on the forward diagonals (f6 enemy, g7
@@ -715,6 +718,11 @@ const PROMOTIONS: &[Case] = &[
         "c9d10 c9b10 c9a11 c9d8 c9e7 c9f6 c9g5 c9h4 c9i3 c9j2 c9k1 c9b8 c9a7 \
          c9a8 c9a10 c9b7 c9b11 c9d7 c9d11 c9e8 c9e10",
     ),
+    // Hummingbird on e10 (§6.3: the swap is its own move and may promote): the D leap to e12
+    // and the swap with e11 end in the zone; the other moves and swaps do not touch it.
+    case("HU", "HU@e10 w@e11 W@d10 w@e8", "e10", "e10f10 e10e9 e10e12 e10e12+ e10e11^ e10e11^+ e10d10^ e10e8^"),
+    // Cuckoo on e11: its moves start in the zone and may promote; a conversion never does.
+    case("CU", "CU@e11 w@e12 W@f11", "e11", "e11d11 e11d11+ e11e10 e11e10+ e11e13 e11e13+ e11e11~e12"),
 ];
 
 #[test]
