@@ -680,6 +680,10 @@ const SHARED_WITH_TYPHOON: &[Case] = &[
     ),
     // Raven: the same on the diagonals.
     case("RA", "RA@e5 w@f6 W@f4 w@g3 w@d4 W@c3", "e5", "e5f6 e5g7 e5e5xf6 e5g7xf6 e5d6 e5c7 e5g3 e5d4 e5e5xd4 pass"),
+    // Immobilization (typhoon.md §3.7): a Tan piece next to a Blue Immobilizer has only its
+    // self-capture, and an immobilized Parrot gives no pass.
+    case("N", "IM@e5 n@f6", "f6", "f6f6*"),
+    case("PA", "IM@e5 pa@f6 w@a1", "f6", "f6f6*"),
 ];
 
 #[test]
@@ -757,4 +761,32 @@ const TAN_AND_DOSSIER: &[Case] = &[
 #[test]
 fn tan_by_hand_and_dossier_examples_match() {
     run("Tan by hand and dossier examples", TAN_AND_DOSSIER);
+}
+
+/// The token of the piece standing on `square` after `moves` are played from the case position.
+fn token_after(pieces: &str, moves: &str, square: &str) -> String {
+    let pieces = placements(pieces);
+    let fen = position_string(&pieces, true);
+    let mut pos = jupiter_position(&fen);
+    pos.play_moves(moves).unwrap_or_else(|e| panic!("{moves} in {fen}: {e:?}"));
+    let sq = pos.variant().dims.parse_square(square).unwrap();
+    let piece = pos.piece_at(sq).unwrap_or_else(|| panic!("{square} is empty after {moves}"));
+    pos.variant().pieces[piece.kind().index()].token.to_ascii_uppercase()
+}
+
+/// §6.5: a King becomes an Emperor, or an Emperor of Emperors while a plain Emperor (either
+/// side) stands after the promoting action's own captures; §6.4: the promoted type is the
+/// master table's (a Drunk Elephant becomes the royal Elephant Prince).
+#[test]
+fn promoted_types_follow_the_master_table() {
+    assert_eq!(token_after("K@e10", "e10e11+", "e11"), "EM");
+    assert_eq!(token_after("K@e10 em@h14", "e10e11+", "e11"), "EE");
+    assert_eq!(token_after("K@e10 EM@c3", "e10e11+", "e11"), "EE");
+    assert_eq!(token_after("K@e10 EE@c3", "e10e11+", "e11"), "EM");
+    assert_eq!(token_after("K@e10 em@e11 w@a1", "e10e11+", "e11"), "EM");
+    assert_eq!(token_after("DEL@e10", "e10e11+", "e11"), "EP");
+    assert_eq!(token_after("GAL@e11", "e11f11+", "f11"), "SUL");
+    assert_eq!(token_after("BLN@e11", "e11e12+", "e12"), "CAR");
+    assert_eq!(token_after("CI@e10 W@e11", "e10e12+", "e12"), "TY");
+    assert_eq!(token_after("SA@e10", "e10e11+", "e11"), "GE");
 }
