@@ -107,11 +107,12 @@ impl JupiterFile {
     }
 }
 
-/// Jupiter with only the pieces of `tokens` (any case), the pieces they promote to
-/// (transitively) and the Regal pair with the King's promotions. A promotion target that was
-/// not asked for and does not load yet (its power kind is still refused) is left out with a
-/// note on stderr, and so are the promotions to it: a piece can then be tested before its
-/// promoted form exists. Panics with the loader's message if the subset does not load.
+/// Jupiter with only the pieces of `tokens` (any case), the pieces they promote to and from
+/// (transitively: a type is "promoted" only while its unpromoted form exists) and the Regal pair
+/// with the King's promotions. A type that was not asked for and does not load yet (its power
+/// kind is still refused) is left out with a note on stderr, and so are the promotions to it: a
+/// piece can then be tested before its promoted form exists. Panics with the loader's message if
+/// the subset does not load.
 pub fn jupiter_with(tokens: &[&str]) -> Arc<Variant> {
     try_jupiter_with(tokens).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -131,7 +132,11 @@ pub fn try_jupiter_with(tokens: &[&str]) -> Result<Arc<Variant>, String> {
     let mut todo: Vec<String> = keep.iter().cloned().collect();
     while let Some(token) = todo.pop() {
         let Some(piece) = file.piece(&token) else { continue };
-        for target in referenced_tokens(piece) {
+        // A type counts as promoted only if some type promotes to it (the Communist's purge,
+        // for one), so the types that promote to a kept one are kept too.
+        let predecessors =
+            file.pieces.iter().filter(|p| referenced_tokens(p).contains(&token)).map(token_of).collect::<Vec<_>>();
+        for target in referenced_tokens(piece).into_iter().chain(predecessors) {
             if keep.contains(&target) || left_out.iter().any(|(t, _)| *t == target) {
                 continue;
             }
@@ -147,7 +152,7 @@ pub fn try_jupiter_with(tokens: &[&str]) -> Result<Arc<Variant>, String> {
         }
     }
     for (target, why) in &left_out {
-        eprintln!("jupiter_with: {target} left out, promotions to it not generated ({why})");
+        eprintln!("jupiter_with: {target} left out, with the promotions to or from it ({why})");
     }
     file.load(&keep)
 }
