@@ -12,6 +12,7 @@
 pub(crate) mod attacks;
 pub(crate) mod betza;
 mod castling;
+mod doubled;
 pub(crate) mod game_end;
 mod perft;
 pub mod powers;
@@ -123,7 +124,8 @@ impl Position {
         if self.immediate_outcome().is_some() {
             return;
         }
-        self.pseudo_legal_moves(out);
+        self.single_action_moves(out);
+        self.doubled_moves(out);
         // Copied out of the variant, so that the filters below may make and unmake moves.
         let v = &self.variant;
         let (royal, repetition, forced_capture) = (v.rules.royal, v.rules.repetition, v.rules.forced_capture);
@@ -204,7 +206,18 @@ impl Position {
 
     /// Every move allowed by piece geometry and the board, before royal-safety, repetition and
     /// forced-capture filters.
+    ///
+    /// Doubled turns (Jupiter) are generated on a copy of the position, which allocates:
+    /// searches use [`Position::legal_moves`], which makes them on the position itself.
     pub fn pseudo_legal_moves(&self, out: &mut MoveList) {
+        self.single_action_moves(out);
+        if !self.variant.turn.doublers.is_empty() && !self.in_setup() {
+            self.clone().doubled_moves(out);
+        }
+    }
+
+    /// Pseudo-legal moves of one action each (everything but doubled turns).
+    fn single_action_moves(&self, out: &mut MoveList) {
         out.clear();
         if self.in_setup() {
             self.setup_moves(out);
@@ -232,16 +245,9 @@ impl Position {
                     out.push(Move::normal(sq, sq).with_kind(MoveKind::SelfCapture));
                     continue;
                 }
-                let start = out.len();
-                self.piece_moves(sq, p, out);
-                if has_powers && !v.powers[p.kind().index()].is_empty() {
-                    self.own_power_moves(sq, p, out);
-                    if passer.is_none() && pass::can_pass(self, p) {
-                        passer = Some(sq);
-                    }
-                }
-                if v.pieces[p.kind().index()].needs_dedup {
-                    out.dedup_from(start);
+                self.own_actions(sq, p, out);
+                if has_powers && passer.is_none() && pass::can_pass(self, p) {
+                    passer = Some(sq);
                 }
                 if out.is_done() {
                     return;

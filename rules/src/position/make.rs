@@ -7,7 +7,7 @@
 
 use crate::{
     moves::{Move, MoveKind},
-    position::{Position, NO_SETUP},
+    position::{turn::actor_square_after, Position, NO_SETUP},
     types::{CastlingRights, Color, EnPassant, Piece, PieceType, Square},
     variant::{tables::F_CAPTURE, text::MAX_ROYALS},
 };
@@ -110,9 +110,35 @@ impl Position {
         self.hash ^= self.state_hash();
         let us = self.side;
         let mut facts = TurnFacts::default();
-        self.apply_action(&mv.first_action(), &mut facts);
+        let turn_start = self.journal.len();
+        let first = mv.first_action();
+        let checks = self.variant.turn.has_checks();
+        if checks {
+            self.snapshot_poison();
+        }
+        let reproducing = !self.variant.turn.reproducers.is_empty();
+        let lasting_before = if reproducing { self.lasting_pieces() } else { 0 };
         if let Some(second) = mv.second_action() {
+            // The doubled piece is exempt from the checks between its actions (§5.3 rule 3).
+            // A turn attributed to a relaying Doubler leaves that piece where the checks
+            // cannot hit it, so only the first action's actor needs the exemption, when it is
+            // doubled itself (the generator, `movegen/doubled.rs`, uses the same rule).
+            let exempt = if self.doubled_at_start(first.from) { actor_square_after(&first) } else { Square::NONE };
+            self.apply_action(&first, &mut facts);
+            if checks {
+                self.end_of_action_checks(turn_start, exempt);
+            }
             self.apply_action(&second, &mut facts);
+        } else {
+            self.apply_action(&first, &mut facts);
+        }
+        if checks {
+            self.end_of_action_checks(turn_start, Square::NONE);
+        }
+        if reproducing {
+            // Pieces can be born (Tribbles), so only the loss of a piece that cannot be born
+            // again rules out an earlier position (§8): repetition scans must not stop sooner.
+            facts.irreversible = self.lasting_pieces() < lasting_before;
         }
         if self.castling != 0 {
             self.update_castling_rights(&mv.first_action());
@@ -134,6 +160,32 @@ impl Position {
         self.history.push(undo);
     }
 
+    /// The burn check, then the poison check (jupiter.md §5.6 steps 3-5; burning first is
+    /// decided, §5.5 rule 5), sparing the piece on `exempt`.
+    pub(crate) fn end_of_action_checks(&mut self, turn_start: usize, exempt: Square) {
+        if self.variant.turn.any_burner {
+            self.burn_check(exempt);
+        }
+        if self.variant.turn.any_poison {
+            self.poison_check(turn_start, exempt);
+        }
+    }
+
+    /// Pieces on the board of types that no power creates (all but Tribbles).
+    fn lasting_pieces(&self) -> u32 {
+        let born: u32 = self
+            .variant
+            .turn
+            .reproducers
+            .iter()
+            .map(|&t| {
+                (self.counts[Piece::new(t, Color::Blue).index()] + self.counts[Piece::new(t, Color::Tan).index()])
+                    as u32
+            })
+            .sum();
+        (self.totals[0] + self.totals[1]) as u32 - born
+    }
+
     /// Applies one action of the side to move: every board edit it makes (relocation,
     /// captures, displacements, conversion, promotion), journaled.
     pub(crate) fn apply_action(&mut self, mv: &Move, facts: &mut TurnFacts) {
@@ -153,6 +205,9 @@ impl Position {
                     }
                     let victim = self.set_square(mv.to, Some(mv.piece.map_or(p, |t| p.with_kind(t))));
                     facts.irreversible |= victim.is_some();
+                    if victim.is_some() || !mv.captures().is_empty() {
+                        self.capture_penalty(mv.to);
+                    }
                 }
             }
             MoveKind::Castle => {
@@ -182,8 +237,7 @@ impl Position {
             }
         }
         if !mv.aux.is_none() && matches!(mv.kind, MoveKind::Normal | MoveKind::Convert) {
-            let victim = self.board[mv.aux.index()].expect("a conversion needs a piece");
-            self.set_square(mv.aux, Some(Piece::new(victim.kind(), us)));
+            self.convert_square(mv.aux, us);
         }
     }
 
@@ -210,16 +264,7 @@ impl Position {
     /// Takes back the last move made with [`Position::make`].
     pub fn unmake(&mut self) {
         let undo = self.history.pop().expect("unmake() without a move to take back");
-        let start = undo.journal_start as usize;
-        while self.journal.len() > start {
-            let (sq, old) = self.journal.pop().expect("the journal holds this move's edits");
-            if self.board[sq.index()].is_some() {
-                self.take(sq);
-            }
-            if let Some(p) = old {
-                self.put(sq, p);
-            }
-        }
+        self.rewind(undo.journal_start as usize);
         if undo.mv.kind != MoveKind::Setup {
             if self.side == Color::Blue {
                 self.fullmove -= 1;

@@ -17,11 +17,13 @@ mod make;
 pub(crate) mod outcome;
 pub(crate) mod square_set;
 mod text;
+pub(crate) mod turn;
 mod zobrist;
 
 use std::{fmt, sync::Arc};
 
 pub use crate::types::{CastlingRights, EnPassant};
+pub(crate) use make::TurnFacts;
 pub use outcome::{EndReason, Outcome};
 pub use square_set::SquareSet;
 
@@ -64,6 +66,8 @@ pub struct Position {
     pub(crate) irreversible: u32,
     /// Index of the next setup ply while in a setup phase, `NO_SETUP` otherwise.
     pub(crate) setup_ply: u8,
+    /// Snapshot and buffers of Jupiter's turn procedure (`turn`).
+    pub(crate) turn: turn::TurnState,
 }
 
 /// `setup_ply` outside the setup phase.
@@ -115,6 +119,7 @@ impl Position {
             hashes: Vec::with_capacity(256),
             irreversible: 0,
             setup_ply: NO_SETUP,
+            turn: turn::TurnState::default(),
             variant,
         };
         for (i, p) in raw.board.into_iter().enumerate() {

@@ -211,6 +211,22 @@ pub struct PieceSpec {
     /// after the move (Typhoon's King: Emperor, or Emperor of Emperors if an Emperor stands).
     #[serde(default)]
     pub promotion_upgrade: Option<UpgradeSpec>,
+    /// Permanently poisonous (Jupiter's Deadly Nightshade, jupiter.md §5.4): an enemy that ends
+    /// a turn on the square where it stood at the start of the turn is removed.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub poisonous: bool,
+    /// Burns every enemy piece next to it at the end of each turn (Jupiter's Fiery Dragon,
+    /// jupiter.md §5.5).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub burns: bool,
+    /// Removed from the board whenever it captures, by any means (Jupiter's Kamikaze).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub dies_when_capturing: bool,
+}
+
+/// Keeps absent piece keys out of the resolved file, so variants without them keep their hash.
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -9,12 +9,12 @@ use crate::{
         betza::{self, Atom, Jump},
         load::{self, builtin_text, read_parent_file, ParentReader, VariantError},
         mirror::{betza_symmetric, power_symmetric},
-        power_spec::ApproachEffect,
+        power_spec::{ApproachEffect, PowerSpec},
     },
     types::{Dims, PieceType, Square, MAX_BOARD_SIDE},
     variant::{
         attack_tables::AttackTables, powers::Power, synthetic, tables::build_tables, zobrist::Zobrist, Castling,
-        Extinction, PassRule, PieceDef, PieceSpec, Rules, Variant, VariantSpec,
+        Extinction, PassRule, PieceDef, PieceSpec, Rules, TurnRules, Variant, VariantSpec,
     },
 };
 
@@ -151,7 +151,9 @@ impl Variant {
             }
             let atoms: Vec<Atom> = geometry.atoms().copied().collect();
             let captures = atoms.iter().any(|a| a.modality.captures) || !p.powers.is_empty();
-            let needs_dedup = atoms.iter().enumerate().any(|(i, a)| {
+            // A royal leap may land where a Betza move does (Jupiter's Royalist).
+            let royal_leaper = p.powers.iter().any(|w| matches!(w, PowerSpec::RoyalLeap));
+            let needs_dedup = royal_leaper || atoms.iter().enumerate().any(|(i, a)| {
                 atoms[..i].iter().any(|b| {
                     // Same direction (one a positive multiple of the other) can reach the same square.
                     let cross = a.dx as i32 * b.dy as i32 - a.dy as i32 * b.dx as i32;
@@ -297,13 +299,22 @@ impl Variant {
         let rides_to_capture =
             geometries.iter().map(|atoms| atoms.iter().any(|a| a.modality.captures && a.max_steps != 1)).collect();
         let royal = pieces.iter().map(|p| p.royal).collect();
+        let mut promoted = vec![false; pieces.len()];
+        for def in &pieces {
+            for t in def.promotes_to.iter().chain(def.promotion_upgrade.iter().map(|(_, becomes)| becomes)) {
+                promoted[t.index()] = true;
+            }
+        }
         let mirror_safe = mirror_safe_types(&spec.pieces, &pieces);
+        let turn = turn_rules(&spec.pieces, &powers);
         let mut variant = Variant {
             mirror_safe,
             attack_tables,
             line_dirs,
             rides_to_capture,
             royal,
+            turn,
+            promoted,
             immobilizers,
             passers,
             simple_attacks,
@@ -349,6 +360,33 @@ impl Variant {
             }
         }
         Ok(variant)
+    }
+}
+
+/// The piece keys and latent powers that the turn procedure reads (jupiter.md §5.3-§5.6).
+fn turn_rules(specs: &[PieceSpec], powers: &[Vec<Power>]) -> TurnRules {
+    let types_with = |f: &dyn Fn(&Power) -> bool| {
+        (0..powers.len()).filter(|&i| powers[i].iter().any(f)).map(|i| PieceType(i as u8)).collect::<Vec<_>>()
+    };
+    let doublers = types_with(&|p| matches!(p, Power::Double { .. }));
+    let poisoners = types_with(&|p| matches!(p, Power::PoisonSight { .. }));
+    let reproducers = (0..specs.len())
+        .filter(|&i| specs[i].powers.iter().any(|p| matches!(p, PowerSpec::Reproduce { .. })))
+        .map(|i| PieceType(i as u8))
+        .collect();
+    let poisonous: Vec<bool> = specs.iter().map(|p| p.poisonous).collect();
+    let burns: Vec<bool> = specs.iter().map(|p| p.burns).collect();
+    let dies_when_capturing: Vec<bool> = specs.iter().map(|p| p.dies_when_capturing).collect();
+    TurnRules {
+        any_burner: burns.iter().any(|&b| b),
+        any_poison: !poisoners.is_empty() || poisonous.iter().any(|&b| b),
+        any_kamikaze: dies_when_capturing.iter().any(|&b| b),
+        doublers,
+        poisoners,
+        reproducers,
+        poisonous,
+        burns,
+        dies_when_capturing,
     }
 }
 

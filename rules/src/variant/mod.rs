@@ -48,6 +48,39 @@ pub struct PieceDef {
     pub promotion_upgrade: Option<(PieceType, PieceType)>,
 }
 
+/// What the turn procedure needs beyond the moves (jupiter.md §5.3-§5.6), per piece type.
+/// Empty lists and `false` everywhere in variants without these pieces, whose turns then skip
+/// the procedure entirely.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct TurnRules {
+    /// Types with the `double` power (Doubler).
+    pub doublers: Vec<PieceType>,
+    /// Types with the `poison_sight` power (Poisoner).
+    pub poisoners: Vec<PieceType>,
+    /// Types with the `reproduce` power (Tribble): captures are then not irreversible.
+    pub reproducers: Vec<PieceType>,
+    /// Per type: permanently poisonous (`poisonous = true`).
+    pub poisonous: Vec<bool>,
+    /// Per type: burns its enemy neighbours (`burns = true`).
+    pub burns: Vec<bool>,
+    /// Per type: removed when it captures (`dies_when_capturing = true`).
+    pub dies_when_capturing: Vec<bool>,
+    /// Some type burns.
+    pub any_burner: bool,
+    /// Some type is poisonous or poisons what it sees.
+    pub any_poison: bool,
+    /// Some type dies when it captures.
+    pub any_kamikaze: bool,
+}
+
+impl TurnRules {
+    /// Whether turns need the start-of-turn snapshot and the end-of-turn checks.
+    #[inline]
+    pub(crate) fn has_checks(&self) -> bool {
+        self.any_burner || self.any_poison
+    }
+}
+
 /// Castling, concluded.
 #[derive(Clone, Debug)]
 pub struct Castling {
@@ -124,8 +157,13 @@ pub struct Variant {
     pub(crate) rides_to_capture: Vec<bool>,
     /// Per piece type: royal (a flat copy of `pieces[t].royal` for the hot path).
     pub(crate) royal: Vec<bool>,
+    /// Per piece type: some type promotes to it (its `promotes_to` or `promotion_upgrade`), so
+    /// it is a promoted type (Jupiter's Communist captures these; jupiter.md §3.4).
+    pub(crate) promoted: Vec<bool>,
     /// `(file, rank)` of every square, so hot paths avoid divisions.
     pub(crate) coords: Vec<(i16, i16)>,
+    /// Jupiter's latent powers and penalties, read by the turn procedure (jupiter.md §5.6).
+    pub(crate) turn: TurnRules,
     /// Per piece type: it, and every type it can become, moves left-right symmetrically (see
     /// [`crate::symmetry`]).
     pub mirror_safe: Vec<bool>,

@@ -30,7 +30,8 @@ pub(crate) enum Power {
     Convert { targets: [Vec<Dir>; 2] },
     Swap { targets: [Vec<Dir>; 2] },
     LongLeap { dirs: [Vec<Dir>; 2] },
-    Approach { dirs: [Vec<Dir>; 2], range: u8, effect: ApproachEffect },
+    /// `dirs` carry each direction's range.
+    Approach { dirs: [Vec<Dir>; 2], effect: ApproachEffect, optional: bool },
     Withdraw { dirs: [Vec<Dir>; 2] },
     Immobilize { reach: [Vec<Dir>; 2] },
     BentRider { first: [Vec<Dir>; 2], stop_first: bool, then: [Vec<Dir>; 2] },
@@ -39,6 +40,18 @@ pub(crate) enum Power {
     CaptureContinue { first: [Vec<Dir>; 2], then: [Vec<Dir>; 2], turn: Option<Turns>, may_return: bool },
     GeneralJump { dirs: [Vec<Dir>; 2], stoppers: Stoppers },
     HopChain,
+    Custodian { dirs: [Vec<Dir>; 2] },
+    Coordinate { dirs: [Vec<Dir>; 2] },
+    PurgePromoted { dirs: [Vec<Dir>; 2] },
+    RoyalLeap,
+    TankPush { dirs: [Vec<Dir>; 2], max_pushed: u8 },
+    Pull { reach: [Vec<Dir>; 2], min: u8, max: u8 },
+    PushAway { reach: [Vec<Dir>; 2], max: u8 },
+    Reproduce { targets: [Vec<Dir>; 2] },
+    /// Latent (jupiter.md §5.3): the first piece along each `sight` line may act twice.
+    Double { sight: [Vec<Dir>; 2] },
+    /// Latent (jupiter.md §5.4): the first piece along each `sight` line is poisonous.
+    PoisonSight { sight: [Vec<Dir>; 2] },
 }
 
 /// One leg of a `path` power (see [`crate::spec::power_spec::PathLegSpec`]).
@@ -99,7 +112,7 @@ pub(crate) struct Stoppers {
 impl Stoppers {
     pub(crate) fn contains(&self, v: &super::Variant, kind: crate::types::PieceType) -> bool {
         let def = &v.pieces[kind.index()];
-        (self.royal && def.royal) || self.tokens.iter().any(|t| *t == def.token)
+        (self.royal && def.royal) || self.tokens.contains(&def.token)
     }
 }
 
@@ -179,10 +192,15 @@ impl PowerSpec {
             PowerSpec::Convert { targets } => Power::Convert { targets: dirs("targets", targets, false)? },
             PowerSpec::Swap { targets } => Power::Swap { targets: dirs("targets", targets, false)? },
             PowerSpec::LongLeap { dirs: d } => Power::LongLeap { dirs: dirs("dirs", d, true)? },
-            PowerSpec::Approach { dirs: d, range, effect } => {
-                Power::Approach { dirs: dirs("dirs", d, true)?, range: *range, effect: *effect }
+            PowerSpec::Approach { dirs: d, range, effect, optional } => {
+                let dirs = match range {
+                    Some(0) => return Err("field `range`: must be at least 1".into()),
+                    Some(r) => dirs("dirs", d, true)?.map(|ds| ds.into_iter().map(|d| Dir { max_steps: *r, ..d }).collect()),
+                    None => lines("dirs", d)?,
+                };
+                Power::Approach { dirs, effect: *effect, optional: *optional }
             }
-            PowerSpec::Withdraw { dirs: d } => Power::Withdraw { dirs: dirs("dirs", d, true)? },
+            PowerSpec::Withdraw { dirs: d } => Power::Withdraw { dirs: lines("dirs", d)? },
             PowerSpec::Immobilize { reach } => Power::Immobilize { reach: dirs("reach", reach, true)? },
             PowerSpec::BentRider { first, stop_first, then } => {
                 let first = dirs("first", first, true)?;
@@ -192,6 +210,7 @@ impl PowerSpec {
                 }
                 Power::BentRider { first, stop_first: *stop_first, then }
             }
+            PowerSpec::Teleport => Power::Teleport,
             PowerSpec::Path { legs } => {
                 if legs.is_empty() {
                     return Err("field `legs`: a path needs at least one leg".into());
@@ -230,14 +249,45 @@ impl PowerSpec {
                 Power::GeneralJump { dirs: dirs("dirs", d, false)?, stoppers: Stoppers { royal, tokens } }
             }
             PowerSpec::HopChain => Power::HopChain,
-            PowerSpec::Teleport => Power::Teleport,
-            unimplemented_kind => {
-                let name = toml::Value::try_from(unimplemented_kind)
-                    .ok()
-                    .and_then(|v| v.get("kind").and_then(|k| k.as_str()).map(str::to_string))
-                    .unwrap_or_else(|| format!("{unimplemented_kind:?}"));
-                return Err(format!("power kind `{name}` is not implemented yet"));
+            PowerSpec::Custodian { dirs: d } => Power::Custodian { dirs: lines("dirs", d)? },
+            PowerSpec::Coordinate { dirs: d } => Power::Coordinate { dirs: lines("dirs", d)? },
+            PowerSpec::PurgePromoted { dirs: d } => Power::PurgePromoted { dirs: lines("dirs", d)? },
+            PowerSpec::RoyalLeap => Power::RoyalLeap,
+            PowerSpec::TankPush { dirs: d, max_pushed } => {
+                if *max_pushed == 0 {
+                    return Err("field `max_pushed`: must be at least 1".into());
+                }
+                Power::TankPush { dirs: dirs("dirs", d, true)?, max_pushed: *max_pushed }
             }
+            PowerSpec::Pull { reach, min, max } => {
+                if *min < 2 || min > max {
+                    return Err(format!("fields `min`/`max`: need 2 <= min <= max, got {min}..{max}"));
+                }
+                Power::Pull { reach: lines("reach", reach)?, min: *min, max: *max }
+            }
+            PowerSpec::PushAway { reach, max } => {
+                if *max == 0 {
+                    return Err("field `max`: must be at least 1".into());
+                }
+                Power::PushAway { reach: lines("reach", reach)?, max: *max }
+            }
+            PowerSpec::Reproduce { targets } => Power::Reproduce { targets: dirs("targets", targets, false)? },
+            PowerSpec::Double { sight } => Power::Double { sight: lines("sight", sight)? },
+            PowerSpec::PoisonSight { sight } => Power::PoisonSight { sight: lines("sight", sight)? },
         })
     }
+}
+
+/// W/F-based steps or riders along distinct lines (each direction once), for powers that walk
+/// a line square by square and act on the squares straight on from or behind the mover.
+fn lines(field: &str, text: &str) -> Result<[Vec<Dir>; 2], String> {
+    let resolved = dirs(field, text, false)?;
+    let blue = &resolved[0];
+    if blue.iter().any(|d| d.dx.abs() > 1 || d.dy.abs() > 1) {
+        return Err(format!("field `{field}`: {text:?} must be W/F-based steps or riders (W, F, K, R, B, Q, B2...)"));
+    }
+    if blue.iter().enumerate().any(|(i, d)| blue[..i].iter().any(|e| (e.dx, e.dy) == (d.dx, d.dy))) {
+        return Err(format!("field `{field}`: {text:?} names a direction twice"));
+    }
+    Ok(resolved)
 }

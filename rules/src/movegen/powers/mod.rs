@@ -16,8 +16,8 @@
 //! | `convert` | `targets` | turns an enemy on a target square into a friendly piece without moving | Cuckoo |
 //! | `swap` | `targets` | exchanges places with any piece on a target square | Hummingbird |
 //! | `long_leap` | `dirs` | checkers-style jumps over single enemies along one line | Longleaper |
-//! | `approach` | `dirs`, `range`, `effect` (`convert`, `capture_line`) | non-capturing slide; the enemy right beyond is converted, or captured with the enemies behind it | Missionary, Sorcerer |
-//! | `withdraw` | `dirs` | a step to an empty square captures the enemy left behind | Undertaker (Jupiter's Withdrawer) |
+//! | `approach` | `dirs` (W/F-based, each with its range: `WB2`), `range` (optional: one range for one-step `dirs`), `effect` (`convert`, `capture_one`, `capture_line`), `optional` (default false) | non-capturing moves to empty squares; the enemy right beyond, straight on, is converted (`~sq`), captured, or captured with the enemies in line behind it; automatic, or with `optional` a second move beside the plain one | Typhoon's Missionary and Sorcerer (`dirs = "K", range = 2`), Jupiter's Missionary and Sorcerer (`dirs = "WB2", optional = true`), Neartaker (`dirs = "K", effect = "capture_one"`) |
+//! | `withdraw` | `dirs` (W/F-based steps or riders) | non-capturing moves to empty squares; moving straight away from an adjacent enemy captures it | Undertaker (`K`), Withdrawer (`Q`) |
 //! | `immobilize` | `reach` | enemy pieces on the reached squares make no move of their own (no powers, no relaying, no pass), may still be relayed or swapped, and may capture themselves | Immobilizer |
 //! | `hop_rider` | `dirs`, `range` | slides of 2..=`range` squares that must jump at least one piece | Cicada |
 //! | `sweep` | `dirs`, `range` | slides through enemies, capturing each one passed, never past a friend | Typhoon |
@@ -27,17 +27,17 @@
 //! | `capture_continue` | `first`, `then`, `turn`, `may_return` | a `first` leap captures an enemy on x, then a `then` leap from x (at a `turn` from the first leap, if given) ends on an empty square or captures a second enemy (`e4f5xe5`); with `may_return` ending on the start square is an igui (`a1a1xb2`); the plain capture stopping on x is the piece's Betza | Toucan, Crow (`turn = "s"`), Tiger Horse, King Lion (`may_return`) |
 //! | `general_jump` | `dirs`, `stoppers` (tokens; `royal` = every royal type) | along each `dirs` line, captures any enemy beyond the first piece met, over pieces of either colour; the first stopper ends the line and is never jump-captured; no jump to empty squares (plain moves are the piece's Betza) | Bishop General, Rook General |
 //! | `hop_chain` | — | one or more grasshopper hops (any direction each); an empty landing may go on, an enemy landing is captured and ends the chain; the start square is empty during the chain and never its end; one move per destination | Halmopper |
-//! | `custodian` | `dirs` | not implemented yet: refused at load | Intertaker |
-//! | `coordinate` | — | not implemented yet: refused at load | Coordinator |
-//! | `purge_promoted` | — | not implemented yet: refused at load | Communist |
-//! | `royal_leap` | — | not implemented yet: refused at load | Royalist |
-//! | `tank_push` | `dirs`, `max_pushed` | not implemented yet: refused at load | Ox Tank, Dragon Tank |
-//! | `pull` | `reach`, `min`, `max` | not implemented yet: refused at load | Come Here |
-//! | `push_away` | `reach`, `max` | not implemented yet: refused at load | Go Away |
-//! | `reproduce` | `targets` | not implemented yet: refused at load | Tribble |
+//! | `custodian` | `dirs` (W/F-based steps or riders) | non-capturing moves to empty squares; every enemy next to the arrival square with a friendly piece (any type; not the vacated start) right behind it is captured, all at once | Intertaker (`K`) |
+//! | `coordinate` | `dirs` (W/F-based) | non-capturing moves to empty squares; for each friendly royal, enemies on (royal's file, arrival rank) and (arrival file, royal's rank) are captured | Coordinator (`Q`) |
+//! | `purge_promoted` | `dirs` (W/F-based, move or capture) | moves and captures; every promoted piece (a type some type promotes to) of either side next to the arrival square is captured too (`c3e5xf4xd6xe6`) | Communist (`WB2`) |
+//! | `royal_leap` | — | leaps next to any friendly royal: moves, captures an enemy, or removes a friendly non-royal there; never onto a friendly royal (the piece's moves are de-duplicated) | Royalist (Betza `FR2`) |
+//! | `tank_push` | `dirs` (one-step), `max_pushed` | steps onto a friend, pushing up to `max_pushed` friends one square on; the last captures an enemy or leaves the board; `MoveKind::Shove`, `x` lists captures and own pieces pushed off (not the one from `to`) | Ox Tank (`W`, 2), Dragon Tank (`F`, 2) |
+//! | `pull` | `reach` (W/F-based directions), `min` (>= 2), `max` | stationary: pulls the enemy that is the first piece on a line, `min..=max` away, one square closer (`MoveKind::Pull`, `d4d4<d7`) | Come Here (`Q`, 2, 4) |
+//! | `push_away` | `reach` (W/F-based directions), `max` | stationary: pushes the enemy that is the first piece on a line, at most `max` away, one square further onto an empty square (`MoveKind::Push`, `e5e5>e6`) | Go Away (`Q`, 3) |
+//! | `reproduce` | `targets` (leaps or riders) | stationary: a new piece of the mover's type appears on an empty target square (`MoveKind::Reproduce`, `e4e4&c4`) | Tribble (`D`) |
 //! | `teleport` | — | lends non-capturing moves to empty squares: a friendly piece next to the Teleporter moves to the same offset from any friendly royal; a friendly piece (not the Teleporter) next to a friendly royal moves to the same offset from the Teleporter; own power first and never promoting, as `relay` | Teleporter (Jupiter 1999, ruling 11.11) |
-//! | `double` | `sight` | not implemented yet: refused at load | Doubler |
-//! | `poison_sight` | `sight` | not implemented yet: refused at load | Poisoner |
+//! | `double` | `sight` (W/F-based lines) | latent, no moves of its own: at the start of a turn the first piece along each line, of either side and not immobilized, may make a doubled turn (two actions attributable to it, `a,b`; `movegen/doubled.rs`, jupiter.md §5.3) | Doubler (`Q`) |
+//! | `poison_sight` | `sight` (W/F-based lines) | latent, no moves of its own: at the start of a turn the first piece along each line, of either side, is poisonous for that turn (the turn procedure in `position/turn.rs`, jupiter.md §5.4) | Poisoner (`Q`) |
 //!
 //! Most kinds generate the moves of the piece that has them (`Position::own_power_moves`
 //! dispatches to one module per kind). Four act on other pieces and are called by the driver:
@@ -59,6 +59,8 @@ mod approach;
 mod bent_rider;
 mod capture_continue;
 mod convert;
+mod coordinate;
+mod custodian;
 mod general_jump;
 mod hop_capture;
 mod hop_chain;
@@ -66,12 +68,18 @@ mod hop_rider;
 mod igui;
 pub(crate) mod immobilize;
 mod long_leap;
-mod path;
 pub(crate) mod pass;
+mod path;
+mod pull;
+mod purge_promoted;
+mod push_away;
 pub(crate) mod relay;
+mod reproduce;
+mod royal_leap;
 mod supported_slide;
 mod swap;
 mod sweep;
+mod tank_push;
 mod teleport;
 mod withdraw;
 mod zigzag;
@@ -97,6 +105,8 @@ impl Position {
         for power in &self.variant().powers[p.kind().index()] {
             match power {
                 Power::Relay { .. } | Power::Teleport | Power::Pass | Power::Immobilize { .. } => {}
+                // Latent: read by the turn procedure and the doubled-turn generator, no moves.
+                Power::Double { .. } | Power::PoisonSight { .. } => {}
                 Power::Igui { targets } => igui::moves(self, from, p, &targets[c], out),
                 Power::Convert { targets } => convert::moves(self, from, p, &targets[c], out),
                 Power::Swap { targets } => swap::moves(self, from, p, &targets[c], out),
@@ -107,9 +117,17 @@ impl Position {
                     supported_slide::moves(self, from, p, &dirs[c], (*min, *max), out)
                 }
                 Power::LongLeap { dirs } => long_leap::moves(self, from, p, &dirs[c], out),
-                Power::Approach { dirs, range, effect } => {
-                    approach::moves(self, from, p, &dirs[c], *range, *effect, out)
+                Power::Approach { dirs, effect, optional } => {
+                    approach::moves(self, from, p, &dirs[c], (*effect, *optional), out)
                 }
+                Power::Custodian { dirs } => custodian::moves(self, from, p, &dirs[c], out),
+                Power::Coordinate { dirs } => coordinate::moves(self, from, p, &dirs[c], out),
+                Power::PurgePromoted { dirs } => purge_promoted::moves(self, from, p, &dirs[c], out),
+                Power::RoyalLeap => royal_leap::moves(self, from, p, out),
+                Power::TankPush { dirs, max_pushed } => tank_push::moves(self, from, p, &dirs[c], *max_pushed, out),
+                Power::Pull { reach, min, max } => pull::moves(self, from, p, &reach[c], (*min, *max), out),
+                Power::PushAway { reach, max } => push_away::moves(self, from, p, &reach[c], *max, out),
+                Power::Reproduce { targets } => reproduce::moves(self, from, p, &targets[c], out),
                 Power::Withdraw { dirs } => withdraw::moves(self, from, p, &dirs[c], out),
                 Power::BentRider { first, stop_first, then } => {
                     bent_rider::moves(self, from, p, (&first[c], *stop_first, &then[c]), out)
@@ -131,6 +149,15 @@ impl Position {
 pub(crate) fn offset(pos: &Position, sq: Square, dx: i32, dy: i32) -> Option<Square> {
     let d = pos.variant().dims;
     d.square(d.file(sq) + dx, d.rank(sq) + dy)
+}
+
+/// The empty squares along `d` within its range, up to the first piece (a leap looks at one
+/// square only).
+fn empty_squares<'a>(pos: &'a Position, from: Square, d: &'a Dir) -> impl Iterator<Item = Square> + 'a {
+    let limit = if d.max_steps == 0 { i32::MAX } else { d.max_steps as i32 };
+    (1..=limit)
+        .map_while(move |n| offset(pos, from, d.dx as i32 * n, d.dy as i32 * n))
+        .take_while(move |&sq| pos.piece_at(sq).is_none())
 }
 
 /// The first piece met along `d` within its range (a leap looks at one square only).

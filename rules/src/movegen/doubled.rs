@@ -1,0 +1,298 @@
+//! Doubled turns (jupiter.md §5.3, §9.2): a piece that a Doubler sees at the start of the turn
+//! may make two actions attributable to it: its own actions, the relayed moves it receives, and
+//! the relayed moves it lends (a doubled relay piece may relay twice, to two pieces).
+//!
+//! For each doubled piece D of the side to move, every first action is made on the board, the
+//! intermediate burn and poison checks run (D exempt), and D's actions on the resulting board
+//! are its second actions. Moves are then merged by their combined effect (§9.2): a doubled
+//! turn with the effect of one of D's single actions is that action; doubled turns of D with
+//! one effect are one move, its smallest encoding; a turn that changes nothing is the
+//! position's one `pass`. Effects are compared exactly, after bucketing by the position hash.
+//!
+//! Everything runs on the position itself (make, then rewind the journal) with buffers kept in
+//! it, so generation allocates nothing once they have grown.
+
+use std::cmp::Ordering;
+
+use crate::{
+    movegen::{
+        powers::{immobilize, pass, relay},
+        MoveSink,
+    },
+    moves::{Move, MoveKind, MoveList},
+    position::{
+        turn::{actor_square_after, Candidate, DoubledBuffers},
+        Position, SquareSet, TurnFacts,
+    },
+    types::{Piece, Square},
+};
+
+impl Position {
+    /// Appends the doubled turns of the side to move to `out`, which holds its single actions
+    /// (so that the pass is not added twice).
+    pub(crate) fn doubled_moves(&mut self, out: &mut MoveList) {
+        if self.variant.turn.doublers.is_empty() {
+            return;
+        }
+        let us = self.side;
+        let frozen = if self.variant.immobilizers.is_empty() { SquareSet::EMPTY } else { immobilize::frozen(self, us) };
+        let mut doubled = self.seen_by_doublers();
+        for w in 0..doubled.0.len() {
+            doubled.0[w] &= self.occupied[us.index()].0[w] & !frozen.0[w];
+        }
+        if doubled.is_empty() {
+            return;
+        }
+        if self.variant.turn.any_poison {
+            self.snapshot_poison();
+        }
+        let mut has_pass = out.iter().any(|m| m.kind == MoveKind::Pass);
+        let mut buffers = std::mem::take(&mut self.turn.doubled);
+        for d in doubled.iter() {
+            self.doubled_turns_of(d, &doubled, &frozen, &mut buffers, out, &mut has_pass);
+        }
+        self.turn.doubled = buffers;
+    }
+
+    /// The doubled turns attributable to the piece on `d` (merged per §9.2), appended to `out`.
+    fn doubled_turns_of(
+        &mut self,
+        d: Square,
+        doubled: &SquareSet,
+        frozen: &SquareSet,
+        buf: &mut DoubledBuffers,
+        out: &mut MoveList,
+        has_pass: &mut bool,
+    ) {
+        let us = self.side;
+        let checks = self.variant.turn.has_checks();
+        buf.firsts.clear();
+        self.actions_of(d, frozen, &mut buf.firsts);
+        buf.candidates.clear();
+        buf.effects.clear();
+        let turn_start = self.journal.len();
+        let mut facts = TurnFacts::default();
+        // Single actions first: a doubled turn with the same effect is that action.
+        for i in 0..buf.firsts.len() {
+            let first = buf.firsts[i];
+            self.apply_action(&first, &mut facts);
+            self.push_candidate(first, turn_start, buf);
+            self.rewind(turn_start);
+        }
+        let singles = buf.candidates.len();
+        for i in 0..buf.firsts.len() {
+            let first = buf.firsts[i];
+            let actor_is_d = first.from == d;
+            // The exemption follows `make`'s rule: the first action's actor, if doubled.
+            let actor_doubled = doubled.contains(first.from);
+            self.apply_action(&first, &mut facts);
+            let actor_now = actor_square_after(&first);
+            let d_now = if actor_is_d { actor_now } else { d };
+            if checks {
+                let exempt = if actor_doubled { actor_now } else { Square::NONE };
+                self.end_of_action_checks(turn_start, exempt);
+            }
+            // D must still be on the board (a Kamikaze that captured is gone).
+            if self.board[d_now.index()].is_some_and(|p| p.color() == us) {
+                let mid = self.journal.len();
+                buf.seconds.clear();
+                self.actions_of(d_now, frozen, &mut buf.seconds);
+                for j in 0..buf.seconds.len() {
+                    let second = buf.seconds[j];
+                    // Turns whose both actions are a doubled actor's own are generated as that
+                    // piece's doubled turns (one move, one exemption).
+                    if !actor_is_d && actor_doubled && second.from == actor_now {
+                        continue;
+                    }
+                    self.apply_action(&second, &mut facts);
+                    self.push_candidate(Move::doubled(first, second), turn_start, buf);
+                    if buf.candidates.last().is_some_and(|c| c.effect_len == 0) {
+                        buf.candidates.pop();
+                        self.null_turn(d, out, has_pass);
+                    }
+                    self.rewind(mid);
+                }
+            }
+            self.rewind(turn_start);
+        }
+        merge(buf, singles, out);
+    }
+
+    /// The position's single `pass` stands for a doubled turn that changes nothing (§5.3 rule 4).
+    fn null_turn(&self, d: Square, out: &mut MoveList, has_pass: &mut bool) {
+        if !*has_pass {
+            pass::push(d, out);
+            *has_pass = true;
+        }
+    }
+
+    fn push_candidate(&self, mv: Move, turn_start: usize, buf: &mut DoubledBuffers) {
+        let effect_start = buf.effects.len() as u32;
+        let effect_len = self.effect_since(turn_start, &mut buf.effects) as u32;
+        buf.candidates.push(Candidate { mv, hash: self.hash, effect_start, effect_len });
+    }
+
+    /// Every action attributable to the piece on `sq` (§5.3 rule 2), on the current board: its
+    /// own actions (no pass, no self-capture: never part of a doubled turn), the relayed moves
+    /// it receives and the relayed moves it lends. Immobilization is the start of the turn's.
+    fn actions_of(&self, sq: Square, frozen: &SquareSet, out: &mut MoveList) {
+        let Some(p) = self.board[sq.index()] else { return };
+        let v = &*self.variant;
+        let start = out.len();
+        self.own_actions(sq, p, out);
+        out.retain(|m| !matches!(m.kind, MoveKind::Pass | MoveKind::SelfCapture));
+        if !v.relayers.is_empty() {
+            // Relayed moves it receives: those of every relayer, minus the other recipients'.
+            let own_end = out.len();
+            relay::moves(self, p.color(), frozen, out);
+            let mut i = own_end;
+            while i < out.len() {
+                if out[i].from == sq {
+                    i += 1;
+                } else {
+                    out.swap_remove(i);
+                }
+            }
+            if v.relayers.contains(&p.kind()) {
+                relay::moves_from_relayer(self, sq, frozen, out);
+            }
+        }
+        debug_assert!(out[start..].iter().all(|m| !m.is_doubled()));
+    }
+}
+
+/// Keeps, among the doubled candidates (`buf.candidates[singles..]`), one per combined effect
+/// not shared with a single action (`buf.candidates[..singles]`), the smallest encoding, and
+/// appends them to `out`.
+fn merge(buf: &mut DoubledBuffers, singles: usize, out: &mut MoveList) {
+    let effects = &buf.effects;
+    let effect = |c: &Candidate| &effects[c.effect_start as usize..(c.effect_start + c.effect_len) as usize];
+    // Singles first within a hash, then the canonical order, so the first of a group survives.
+    let cands = &mut buf.candidates;
+    cands.sort_unstable_by(|a, b| {
+        a.hash.cmp(&b.hash).then(a.mv.is_doubled().cmp(&b.mv.is_doubled())).then_with(|| canonical_order(&a.mv, &b.mv))
+    });
+    let _ = singles;
+    let mut i = 0;
+    while i < cands.len() {
+        let mut j = i;
+        while j < cands.len() && cands[j].hash == cands[i].hash {
+            j += 1;
+        }
+        for k in i..j {
+            if !cands[k].mv.is_doubled() {
+                continue;
+            }
+            let same_before = (i..k).any(|l| effect(&cands[l]) == effect(&cands[k]));
+            if !same_before {
+                out.push(cands[k].mv);
+            }
+        }
+        i = j;
+    }
+}
+
+/// The rank of an action kind in the canonical order of jupiter.md §9.2.
+fn kind_rank(kind: MoveKind) -> u8 {
+    match kind {
+        MoveKind::Pass => 0,
+        MoveKind::SelfCapture => 1,
+        MoveKind::Normal | MoveKind::Shove | MoveKind::Castle | MoveKind::Drop | MoveKind::Setup => 2,
+        MoveKind::Stationary => 3,
+        MoveKind::Swap => 4,
+        MoveKind::Convert => 5,
+        MoveKind::Pull => 6,
+        MoveKind::Push => 7,
+        MoveKind::Reproduce => 8,
+    }
+}
+
+/// The canonical order of single actions (§9.2): kind, from, to or target, removed set,
+/// converted square, promotion last.
+fn action_order(a: &Move, b: &Move) -> Ordering {
+    let target = |m: &Move| match m.kind {
+        MoveKind::Pull | MoveKind::Push | MoveKind::Reproduce => m.aux,
+        _ => m.to,
+    };
+    let converted = |m: &Move| match m.kind {
+        MoveKind::Normal | MoveKind::Convert => m.aux,
+        _ => Square::NONE,
+    };
+    kind_rank(a.kind)
+        .cmp(&kind_rank(b.kind))
+        .then(a.from.cmp(&b.from))
+        .then(target(a).cmp(&target(b)))
+        .then_with(|| a.captures().cmp(b.captures()))
+        .then(converted(a).cmp(&converted(b)))
+        .then(a.piece.is_some().cmp(&b.piece.is_some()))
+}
+
+/// The canonical order of moves (§9.2): fewer actions first, then action by action.
+pub(crate) fn canonical_order(a: &Move, b: &Move) -> Ordering {
+    a.is_doubled().cmp(&b.is_doubled()).then_with(|| action_order(&a.first_action(), &b.first_action())).then_with(
+        || match (a.second_action(), b.second_action()) {
+            (Some(x), Some(y)) => action_order(&x, &y),
+            _ => Ordering::Equal,
+        },
+    )
+}
+
+impl Position {
+    /// A piece's own actions on `sq`: its Betza moves and powers, as the driver generates them.
+    pub(crate) fn own_actions<S: MoveSink>(&self, sq: Square, p: Piece, out: &mut S) {
+        let v = &*self.variant;
+        if v.turn.any_kamikaze && v.turn.dies_when_capturing[p.kind().index()] {
+            // It is gone the moment it captures, so it never promotes by capturing (§6 rule 6).
+            let start = out.len();
+            let mut sink = NoPromotingCapture { pos: self, mover: p, inner: out };
+            self.own_actions_into(sq, p, start, &mut sink);
+        } else {
+            self.own_actions_into(sq, p, out.len(), out);
+        }
+    }
+
+    fn own_actions_into<S: MoveSink>(&self, sq: Square, p: Piece, start: usize, out: &mut S) {
+        let v = &*self.variant;
+        self.piece_moves(sq, p, out);
+        if v.has_powers && !v.powers[p.kind().index()].is_empty() {
+            self.own_power_moves(sq, p, out);
+        }
+        if v.pieces[p.kind().index()].needs_dedup {
+            out.dedup_from(start);
+        }
+    }
+}
+
+/// Passes on every move but the promoting captures of `mover` (a Kamikaze).
+struct NoPromotingCapture<'a, S: MoveSink> {
+    pos: &'a Position,
+    mover: Piece,
+    inner: &'a mut S,
+}
+
+impl<S: MoveSink> MoveSink for NoPromotingCapture<'_, S> {
+    #[inline]
+    fn push(&mut self, m: Move) {
+        let enemy_on_to =
+            m.kind == MoveKind::Normal && self.pos.piece_at(m.to).is_some_and(|q| q.color() != self.mover.color());
+        if m.piece.is_none() || (m.captures().is_empty() && !enemy_on_to) {
+            self.inner.push(m);
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.inner.len()
+    }
+
+    fn dedup_from(&mut self, start: usize) {
+        self.inner.dedup_from(start);
+    }
+
+    fn has_displacement(&self, from: Square, to: Square) -> bool {
+        self.inner.has_displacement(from, to)
+    }
+
+    fn is_done(&self) -> bool {
+        self.inner.is_done()
+    }
+}

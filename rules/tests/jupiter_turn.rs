@@ -1,0 +1,334 @@
+//! Jupiter's turn procedure (jupiter.md §5.3-§5.6, §8, §9.2): doubled turns and their merging,
+//! burning, poison, the Kamikaze, repetition. Positions and expected moves are the dossier's
+//! (E26, E29 and the scenarios R1-R11), never the generator's output.
+
+mod support;
+
+use std::collections::BTreeSet;
+
+use fairyzero_rules::{Color, Move, MoveKind, MoveList, Position};
+use support::jupiter::jupiter_position;
+
+/// A 16x16 position string: `blue` and `tan` list (square, token); `side` is `w` or `b`.
+fn fen(blue: &[(&str, &str)], tan: &[(&str, &str)], side: &str) -> String {
+    let mut board = vec![vec![None; 16]; 16];
+    for (pieces, upper) in [(blue, true), (tan, false)] {
+        for &(sq, token) in pieces {
+            let file = (sq.as_bytes()[0] - b'a') as usize;
+            let rank: usize = sq[1..].parse::<usize>().unwrap() - 1;
+            let t = if upper { token.to_ascii_uppercase() } else { token.to_ascii_lowercase() };
+            assert!(board[rank][file].is_none(), "two pieces on {sq}");
+            board[rank][file] = Some(if t.len() > 1 { format!("({t})") } else { t });
+        }
+    }
+    let ranks: Vec<String> = (0..16)
+        .rev()
+        .map(|r| {
+            let mut s = String::new();
+            let mut empty = 0;
+            for f in 0..16 {
+                match &board[r][f] {
+                    None => empty += 1,
+                    Some(t) => {
+                        if empty > 0 {
+                            s += &empty.to_string();
+                            empty = 0;
+                        }
+                        s += t;
+                    }
+                }
+            }
+            if empty > 0 {
+                s += &empty.to_string();
+            }
+            s
+        })
+        .collect();
+    format!("{} {side}", ranks.join("/"))
+}
+
+fn position(blue: &[(&str, &str)], tan: &[(&str, &str)], side: &str) -> Position {
+    jupiter_position(&fen(blue, tan, side))
+}
+
+fn legal(pos: &mut Position) -> MoveList {
+    let mut moves = MoveList::new();
+    pos.legal_moves(&mut moves);
+    moves
+}
+
+fn square(pos: &Position, name: &str) -> fairyzero_rules::Square {
+    let d = pos.variant().dims;
+    let file = (name.as_bytes()[0] - b'a') as i32;
+    let rank: i32 = name[1..].parse::<i32>().unwrap() - 1;
+    d.square(file, rank).unwrap()
+}
+
+/// The texts of the legal moves whose (first) action starts on `from`, plus `pass`.
+fn moves_of(pos: &mut Position, from: &str) -> BTreeSet<String> {
+    let sq = square(pos, from);
+    let moves = legal(pos);
+    moves
+        .iter()
+        .filter(|m| m.kind == MoveKind::Pass || m.first_action().from == sq)
+        .map(|m| pos.move_to_string(m))
+        .collect()
+}
+
+fn expected(lines: &[&str]) -> BTreeSet<String> {
+    lines.iter().map(|s| s.to_string()).collect()
+}
+
+/// The legal move printed as `text`.
+fn find(pos: &mut Position, text: &str) -> Move {
+    let moves = legal(pos);
+    let found: Vec<Move> = moves.iter().copied().filter(|m| pos.move_to_string(m) == text).collect();
+    assert_eq!(found.len(), 1, "{text}: {} legal moves print so in {}", found.len(), pos.to_fen());
+    found[0]
+}
+
+fn play(pos: &mut Position, text: &str) {
+    let m = find(pos, text);
+    pos.make(m);
+}
+
+fn occupant(pos: &Position, sq: &str) -> Option<String> {
+    let s = square(pos, sq);
+    pos.piece_at(s).map(|p| {
+        let t = pos.variant().pieces[p.kind().index()].token.clone();
+        if p.color() == Color::Blue {
+            t
+        } else {
+            t.to_ascii_lowercase()
+        }
+    })
+}
+
+/// Every square's occupant, by name.
+fn board(pos: &Position) -> BTreeSet<(String, String)> {
+    let d = pos.variant().dims;
+    (0..d.squares())
+        .filter_map(|i| {
+            let sq = fairyzero_rules::Square(i as u16);
+            let name = d.square_name(sq);
+            occupant(pos, &name).map(|t| (name, t))
+        })
+        .collect()
+}
+
+fn pieces(list: &[(&str, &str)]) -> BTreeSet<(String, String)> {
+    list.iter().map(|(s, t)| (s.to_string(), t.to_string())).collect()
+}
+
+#[test]
+fn e26_doubled_wazir_merges_routes_and_the_null_turn_is_the_pass() {
+    let mut pos = position(&[("h1", "DBL"), ("h8", "W"), ("g8", "P"), ("b3", "K")], &[("h9", "P"), ("a16", "K")], "w");
+    let got = moves_of(&mut pos, "h8");
+    let want = expected(&[
+        "h8h7,h7h6",
+        "h8h7,h7g7",
+        "h8h7",
+        "h8h7,h7i7",
+        "pass",
+        "h8h9,h9h8",
+        "h8i8",
+        "h8i8,i8j8",
+        "h8h9,h9g9",
+        "h8h9",
+        "h8h9,h9i9",
+        "h8i8,i8i9",
+        "h8h9,h9h10",
+    ]);
+    assert_eq!(got, want);
+    let moves = legal(&mut pos);
+    assert_eq!(moves.iter().filter(|m| m.kind == MoveKind::Pass).count(), 1, "one pass per position");
+    // Only the Wazir is doubled: no other piece has a doubled turn.
+    let h8 = square(&pos, "h8");
+    assert!(moves.iter().filter(|m| m.is_doubled()).all(|m| m.first_action().from == h8));
+    // The pass changes nothing but the side to move.
+    let before = board(&pos);
+    play(&mut pos, "pass");
+    assert_eq!(board(&pos), before);
+}
+
+#[test]
+fn e29_steps_into_burning_are_different_moves() {
+    let mut pos = position(&[("a1", "W"), ("p1", "K"), ("h10", "CO")], &[("h12", "FID"), ("a16", "K")], "w");
+    let want = expected(&[
+        "h10g9", "h10h9", "h10i9", "h10g10", "h10i10", "h10g11", "h10g11+", "h10h11", "h10h11+", "h10i11", "h10i11+",
+    ]);
+    assert_eq!(moves_of(&mut pos, "h10"), want);
+    for text in ["h10g11", "h10h11+", "h10i11"] {
+        play(&mut pos, text);
+        assert!(board(&pos).iter().all(|(_, t)| t != "CO" && t != "WI"), "{text}: the Commoner burns");
+        pos.unmake();
+    }
+}
+
+#[test]
+fn r1_poison_removes_a_replacing_capturer_but_not_a_jumping_one() {
+    let mut pos = position(&[("e1", "R"), ("p1", "K")], &[("a8", "PSN"), ("e8", "N"), ("p16", "K")], "w");
+    play(&mut pos, "e1e8");
+    assert_eq!(occupant(&pos, "e8"), None, "the Rook is poisoned");
+    assert_eq!(board(&pos), pieces(&[("p1", "K"), ("a8", "psn"), ("p16", "k")]));
+
+    let mut pos = position(&[("e6", "LO"), ("p1", "K")], &[("a8", "PSN"), ("e8", "N"), ("p16", "K")], "w");
+    play(&mut pos, "e6e9xe8");
+    assert_eq!(board(&pos), pieces(&[("e9", "LO"), ("p1", "K"), ("a8", "psn"), ("p16", "k")]));
+}
+
+#[test]
+fn r2_fiery_dragons_burn_symmetrically() {
+    let mut pos = position(
+        &[("b1", "FID"), ("e3", "W"), ("p1", "K")],
+        &[("d5", "P"), ("e5", "N"), ("f3", "R"), ("f5", "FID"), ("a16", "K")],
+        "w",
+    );
+    play(&mut pos, "b1e4");
+    assert_eq!(board(&pos), pieces(&[("e3", "W"), ("p1", "K"), ("a16", "k")]));
+}
+
+#[test]
+fn r4_kamikaze_dies_with_its_victim_and_the_mover_wins() {
+    let mut pos = position(&[("d4", "KAM"), ("p1", "K")], &[("d6", "R"), ("a16", "K")], "w");
+    // It is removed the moment it captures, so it never promotes by capturing (§6 rule 6).
+    assert!(!moves_of(&mut pos, "d4").contains("d4d6+"));
+    play(&mut pos, "d4d6");
+    assert_eq!(board(&pos), pieces(&[("p1", "K"), ("a16", "k")]));
+    let outcome = pos.immediate_outcome().expect("both sides are bare");
+    assert_eq!(outcome.winner(), Some(Color::Blue));
+}
+
+#[test]
+fn r5_an_immobilized_doubler_still_doubles_an_immobilized_piece_is_not_doubled() {
+    let blue = [("a2", "IM"), ("b4", "GU"), ("p1", "K")];
+    let tan = [("b2", "DBL"), ("b1", "R"), ("a16", "K")];
+    let mut pos = position(&blue, &tan, "w");
+    let b4 = moves_of(&mut pos, "b4");
+    assert!(b4.contains("b4b5,b5b6"), "{b4:?}");
+    let mut pos = position(&blue, &tan, "b");
+    assert_eq!(moves_of(&mut pos, "b1"), expected(&["b1b1*"]));
+    assert_eq!(moves_of(&mut pos, "b2"), expected(&["b2b2*"]));
+}
+
+#[test]
+fn r6_a_swap_with_poison_kills_both() {
+    let mut pos =
+        position(&[("a4", "HU"), ("e4", "PSN"), ("p1", "K")], &[("a5", "P"), ("a9", "PSN"), ("p16", "K")], "w");
+    play(&mut pos, "a4a5^");
+    assert_eq!(board(&pos), pieces(&[("e4", "PSN"), ("p1", "K"), ("a9", "psn"), ("p16", "k")]));
+}
+
+#[test]
+fn r7_king_promotion_depends_on_an_emperor() {
+    let mut pos = position(&[("h10", "K"), ("a2", "P")], &[("c14", "EM"), ("a16", "K")], "w");
+    play(&mut pos, "h10h11+");
+    assert_eq!(occupant(&pos, "h11").as_deref(), Some("EE"));
+    let mut pos = position(&[("h10", "K"), ("a2", "P")], &[("c14", "EP"), ("a16", "K")], "w");
+    play(&mut pos, "h10h11+");
+    assert_eq!(occupant(&pos, "h11").as_deref(), Some("EM"));
+}
+
+#[test]
+fn r8_a_doubled_fiery_dragon_burns_after_each_action() {
+    let mut pos =
+        position(&[("h1", "DBL"), ("h3", "FID"), ("p1", "K")], &[("d7", "P"), ("h9", "N"), ("a16", "K")], "w");
+    play(&mut pos, "h3e6,e6g8");
+    assert_eq!(board(&pos), pieces(&[("h1", "DBL"), ("g8", "FID"), ("p1", "K"), ("a16", "k")]));
+    pos.unmake();
+    // After h3e6 the Pawn d7 is gone at once, so the Dragon cannot take it with its second action.
+    assert!(!moves_of(&mut pos, "h3").contains("h3e6,e6d7"));
+}
+
+#[test]
+fn r9_a_third_occurrence_is_illegal() {
+    let mut pos = position(&[("p1", "K"), ("a1", "N")], &[("a16", "K"), ("p16", "N")], "w");
+    for text in ["a1b3", "p16o14", "b3a1", "o14p16", "a1b3", "p16o14", "b3a1"] {
+        play(&mut pos, text);
+    }
+    let moves = legal(&mut pos);
+    let texts: BTreeSet<String> = moves.iter().map(|m| pos.move_to_string(m)).collect();
+    assert!(!texts.contains("o14p16"), "{texts:?}");
+    assert!(texts.contains("o14m13"), "{texts:?}");
+}
+
+#[test]
+fn r10_burning_comes_before_poison() {
+    let mut pos = position(
+        &[("b2", "FID"), ("h1", "W"), ("p1", "K")],
+        &[("e5", "DNI"), ("f6", "N"), ("p12", "P"), ("a16", "K")],
+        "w",
+    );
+    play(&mut pos, "b2e5");
+    assert_eq!(board(&pos), pieces(&[("h1", "W"), ("p1", "K"), ("p12", "p"), ("a16", "k")]));
+    assert!(pos.immediate_outcome().is_none(), "the game goes on");
+}
+
+#[test]
+fn r11_poison_strikes_between_the_actions_of_a_doubled_turn() {
+    let mut pos = position(
+        &[("a4", "DBL"), ("e4", "RLW"), ("e5", "P"), ("p1", "K")],
+        &[("f5", "DNI"), ("p12", "P"), ("a16", "K")],
+        "w",
+    );
+    let moves = legal(&mut pos);
+    let after_capture: BTreeSet<String> =
+        moves.iter().map(|m| pos.move_to_string(m)).filter(|t| t.starts_with("e5f5")).collect();
+    assert_eq!(after_capture, expected(&["e5f5", "e5f5,e4d4", "e5f5,e4e3", "e5f5,e4e5", "e5f5,e4f4"]));
+    // The single action loses the Pawn at the end of the turn.
+    play(&mut pos, "e5f5");
+    assert_eq!(occupant(&pos, "f5"), None);
+    pos.unmake();
+    play(&mut pos, "e5f5,e4f4");
+    assert_eq!(board(&pos), pieces(&[("a4", "DBL"), ("f4", "RLW"), ("p1", "K"), ("p12", "p"), ("a16", "k")]));
+}
+
+/// make/unmake restores the position and its hash for every legal move (doubled turns, burning
+/// and poison included), and the hash after a move is the hash of the position it reaches.
+#[test]
+fn make_unmake_round_trips_with_doublers_poison_and_fiery_dragons() {
+    let positions = [
+        fen(
+            &[("h1", "DBL"), ("h3", "FID"), ("e4", "RLW"), ("e5", "P"), ("c3", "KAM"), ("p1", "K")],
+            &[("d7", "P"), ("h9", "N"), ("f5", "DNI"), ("j6", "PSN"), ("m6", "W"), ("a16", "K")],
+            "w",
+        ),
+        fen(
+            &[("h1", "DBL"), ("h8", "W"), ("g8", "P"), ("b3", "K"), ("a4", "HU"), ("e9", "PSN")],
+            &[("h9", "P"), ("a16", "K"), ("a5", "P"), ("e12", "PSN"), ("h12", "FID"), ("c10", "DBL")],
+            "w",
+        ),
+        fen(
+            &[("h1", "DBL"), ("h3", "FID"), ("p1", "K"), ("d4", "KAM"), ("a2", "IM")],
+            &[
+                ("d7", "P"),
+                ("h9", "N"),
+                ("a16", "K"),
+                ("d6", "R"),
+                ("b2", "DBL"),
+                ("b1", "R"),
+                ("c4", "DNI"),
+                ("b5", "W"),
+            ],
+            "b",
+        ),
+    ];
+    let mut checked = 0;
+    for text in &positions {
+        let mut pos = jupiter_position(text);
+        let moves = legal(&mut pos);
+        assert!(moves.iter().any(|m| m.is_doubled()), "{text}: no doubled turn to check");
+        let distinct: BTreeSet<String> = moves.iter().map(|m| pos.move_to_string(m)).collect();
+        assert_eq!(distinct.len(), moves.len(), "{text}: two moves print alike");
+        let (fen_before, hash_before) = (pos.to_fen(), pos.hash());
+        for m in &moves {
+            pos.make(*m);
+            let reparsed = Position::from_fen(pos.variant().clone(), &pos.to_fen()).expect("the position prints");
+            assert_eq!(pos.hash(), reparsed.hash(), "{text}: hash after {}", pos.to_fen());
+            pos.unmake();
+            assert_eq!((pos.to_fen(), pos.hash()), (fen_before.clone(), hash_before), "{text}: unmake");
+            checked += 1;
+        }
+    }
+    assert!(checked > 100, "only {checked} moves checked");
+}
