@@ -5,103 +5,15 @@
 //!
 //! Expected lists come from the dossier or from the definitions, never from the generator.
 
-use std::sync::Arc;
+mod support;
 
-use fairyzero_rules::{MoveList, Position, Variant};
-
-/// The pieces of these tests, with Jupiter's definitions (jupiter.md §3.2) and relay parameters
-/// as `configs/variants/jupiter.toml` writes them.
-const PIECES: &str = r#"
-[[piece]]
-name = "King"
-token = "K"
-betza = "K"
-royal = true
-
-[[piece]]
-name = "Commoner"
-token = "CO"
-betza = "K"
-
-[[piece]]
-name = "Pawn"
-token = "P"
-betza = "mfWcfF"
-
-[[piece]]
-name = "Guard"
-token = "GU"
-betza = "mWcF"
-
-[[piece]]
-name = "Knight"
-token = "N"
-betza = "N"
-
-[[piece]]
-name = "Wazir"
-token = "W"
-betza = "W"
-
-[[piece]]
-name = "Immobilizer"
-token = "IM"
-betza = "mQ"
-powers = [{ kind = "immobilize", reach = "K" }]
-
-[[piece]]
-name = "Relay Wazir"
-token = "RLW"
-betza = "W"
-powers = [{ kind = "relay", reach = "adjacent", grants = "W", landing = "any" }]
-
-[[piece]]
-name = "Relay Firzan"
-token = "RLF"
-betza = "F"
-powers = [{ kind = "relay", reach = "adjacent", grants = "F", landing = "any" }]
-
-[[piece]]
-name = "Zoom"
-token = "ZOO"
-betza = "mQ"
-powers = [{ kind = "relay", reach = "open_lines", grants = "mQ", landing = "any" }]
-
-[[piece]]
-name = "Teleporter"
-token = "TLP"
-betza = "mQ"
-powers = [{ kind = "teleport" }]
-
-[[piece]]
-name = "Dervish"
-token = "DER"
-betza = "DA"
-powers = [{ kind = "relay", reach = "adjacent", grants = "DA", landing = "across" }]
-
-[[piece]]
-name = "Harpy"
-token = "HA"
-betza = "mQ"
-powers = [{ kind = "relay", reach = { leap = "N" }, grants = "N", landing = "any" }]
-"#;
-
-/// A 16x16 variant with Jupiter's top-level rules (no check, royal capture, bare side loses)
-/// and the pieces above.
-fn variant() -> Arc<Variant> {
-    let text = format!(
-        "name = \"relays\"\nwidth = 16\nheight = 16\n\
-         start = \"k15/16/16/16/16/16/16/16/16/16/16/16/16/16/16/15K w\"\n\
-         [victory]\nroyal = \"capture\"\nstalemate = \"loss\"\nbare = \"one_piece_loses\"\n{PIECES}"
-    );
-    Variant::from_toml("relays.toml", &text, None).unwrap_or_else(|e| panic!("{e}"))
-}
+use fairyzero_rules::{MoveList, Position};
+use support::jupiter::jupiter_position;
 
 /// A position from piece lists (`"RLW d4"`: token and square; Blue upper case as given, Tan
 /// pieces listed separately), Blue to move.
 fn position(blue: &[&str], tan: &[&str]) -> Position {
-    let variant = variant();
-    let dims = variant.dims;
+    let dims = jupiter_position("k15/16/16/16/16/16/16/16/16/16/16/16/16/16/16/15K w").variant().dims;
     let mut board = vec![vec![String::new(); 16]; 16];
     for (pieces, tan_side) in [(blue, false), (tan, true)] {
         for entry in pieces {
@@ -135,7 +47,7 @@ fn position(blue: &[&str], tan: &[&str]) -> Position {
         })
         .collect();
     let fen = format!("{} w", rows.join("/"));
-    Position::from_fen(variant, &fen).unwrap_or_else(|e| panic!("{fen}: {e}"))
+    jupiter_position(&fen)
 }
 
 fn legal(pos: &Position) -> Vec<String> {
@@ -161,6 +73,13 @@ fn sorted(moves: &[&str]) -> Vec<String> {
     let mut out: Vec<String> = moves.iter().map(|m| m.to_string()).collect();
     out.sort();
     out
+}
+
+#[test]
+fn e12b_neartaker_next_to_a_relay_wazir() {
+    let pos = position(&["K p1", "RLW d4", "NRT e4"], &["W f4", "P g4", "P e6", "K a16"]);
+    let expected = ["e4d3", "e4e3", "e4f3", "e4f4", "e4d5", "e4e5xe6", "e4f5"];
+    assert_eq!(moves_of(&pos, "e4"), sorted(&expected));
 }
 
 #[test]
@@ -243,9 +162,11 @@ fn relays_do_not_chain() {
 fn zoom_lends_unlimited_non_capturing_queen_moves_to_the_pieces_it_sees() {
     // The Zoom on a13 sees the Wazir on a16 (three squares up). Lent slides: down to a15, a14
     // (then the Zoom); right to b16 (the Tan Pawn on c16 is not captured); down-right to b15,
-    // c14 (the Blue Wazir on d13 stops it). b16 and a15 are also the Wazir's own steps.
+    // c14 (the Blue Wazir on d13 stops it). b16 and a15 are also the Wazir's own steps, which
+    // may promote (Blue's zone is ranks 11-16); the relayed moves never promote.
     let pos = position(&["K p1", "ZOO a13", "W a16", "W d13"], &["P c16", "K p16"]);
-    assert_eq!(moves_of(&pos, "a16"), sorted(&["a16a15", "a16a14", "a16b16", "a16b15", "a16c14"]));
+    let expected = ["a16a15", "a16a15+", "a16a14", "a16b16", "a16b16+", "a16b15", "a16c14"];
+    assert_eq!(moves_of(&pos, "a16"), sorted(&expected));
 }
 
 #[test]
@@ -256,7 +177,8 @@ fn teleporter_lends_to_every_royal_and_never_captures() {
     // next to the Teleporter.
     let blue = ["K h1", "K p8", "TLP e8", "N e9", "P d8", "W f7", "W o9"];
     let pos = position(&blue, &["P o8", "K a16"]);
-    let knight = ["e9d7", "e9c8", "e9g8", "e9c10", "e9g10", "e9d11", "e9f11", "e9h2", "e9p9"];
+    // (Its own leaps to rank 11 may promote.)
+    let knight = ["e9d7", "e9c8", "e9g8", "e9c10", "e9g10", "e9d11", "e9d11+", "e9f11", "e9f11+", "e9h2", "e9p9"];
     assert_eq!(moves_of(&pos, "e9"), sorted(&knight));
     assert_eq!(moves_of(&pos, "d8"), sorted(&["d8d9", "d8g1"]));
     assert_eq!(moves_of(&pos, "f7"), sorted(&["f7f6", "f7f8", "f7e7", "f7g7"]));

@@ -188,3 +188,51 @@ impl MoveSink for Destinations {
         false
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{moves::MoveList, position::Position, position::SquareSet, variant::Variant};
+
+    /// E12b's position (jupiter.md §10.1) on a small board: the Relay Wazir on d4 next to the
+    /// Neartaker on e4, whose own steps capture automatically.
+    fn e12b() -> Position {
+        let text = "name = \"t\"\nwidth = 8\nheight = 8\nstart = \"k7/8/8/8/8/8/8/7K w\"\n\
+            [victory]\nroyal = \"capture\"\n\
+            [[piece]]\nname = \"King\"\ntoken = \"K\"\nbetza = \"K\"\nroyal = true\n\
+            [[piece]]\nname = \"Pawn\"\ntoken = \"P\"\nbetza = \"mfWcfF\"\n\
+            [[piece]]\nname = \"Wazir\"\ntoken = \"W\"\nbetza = \"W\"\n\
+            [[piece]]\nname = \"Relay Wazir\"\ntoken = \"RLW\"\nbetza = \"W\"\n\
+            powers = [{ kind = \"relay\", reach = \"adjacent\", grants = \"W\", landing = \"any\" }]\n\
+            [[piece]]\nname = \"Neartaker\"\ntoken = \"NRT\"\nbetza = \"\"\n\
+            powers = [{ kind = \"approach\", dirs = \"K\", range = 1, effect = \"capture_one\" }]\n";
+        let variant = Variant::from_toml("t.toml", text, None).unwrap_or_else(|e| panic!("{e}"));
+        Position::from_fen(variant, "k7/8/4p3/8/3(RLW)(NRT)wp1/8/8/7K w").unwrap()
+    }
+
+    fn texts(pos: &Position, moves: &MoveList) -> Vec<String> {
+        let mut out: Vec<String> = moves.iter().map(|m| pos.move_to_string(m)).collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn one_relayer_lends_only_what_is_not_an_own_move_even_into_an_empty_list() {
+        // The lent steps to e3 and e5 are the Neartaker's own steps (e5 with its approach
+        // capture): only the capture on f4 is a relayed move (§5.2 rule 5).
+        let pos = e12b();
+        let d = pos.variant().dims;
+        let mut out = MoveList::new();
+        super::moves_from_relayer(&pos, d.parse_square("d4").unwrap(), &SquareSet::EMPTY, &mut out);
+        assert_eq!(texts(&pos, &out), ["e4f4"]);
+        // An immobilized relayer lends nothing; an immobilized recipient has no own moves.
+        let mut frozen = SquareSet::EMPTY;
+        frozen.insert(d.parse_square("d4").unwrap());
+        out.clear();
+        super::moves_from_relayer(&pos, d.parse_square("d4").unwrap(), &frozen, &mut out);
+        assert!(out.is_empty());
+        let mut frozen = SquareSet::EMPTY;
+        frozen.insert(d.parse_square("e4").unwrap());
+        super::moves_from_relayer(&pos, d.parse_square("d4").unwrap(), &frozen, &mut out);
+        assert_eq!(texts(&pos, &out), ["e4e3", "e4e5", "e4f4"]);
+    }
+}
