@@ -654,11 +654,25 @@ fn block_tokens(b: &Block) -> Vec<String> {
     tokens
 }
 
-/// The variant a block runs on: Jupiter cut down to the block's pieces (its setup scenarios: the
-/// whole file), every other variant by its `Variant::load` name.
-fn load_variant(b: &Block, cache: &mut HashMap<String, Result<Arc<Variant>, String>>) -> Result<Arc<Variant>, String> {
+/// Which Jupiter pieces a block runs with.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum JupiterPieces {
+    /// Only the block's own (`support::jupiter`): an example passes once its pieces work.
+    OfTheBlock,
+    /// All 161: the subsets must change nothing.
+    All,
+}
+
+/// The variant a block runs on: Jupiter cut down to the block's pieces (its setup scenarios, and
+/// every block with [`JupiterPieces::All`]: the whole file), every other variant by its
+/// `Variant::load` name.
+fn load_variant(
+    b: &Block,
+    pieces: JupiterPieces,
+    cache: &mut HashMap<String, Result<Arc<Variant>, String>>,
+) -> Result<Arc<Variant>, String> {
     let name = b.variant.clone().unwrap_or_default();
-    if name == "jupiter" && !needs_setup_phase(b) {
+    if name == "jupiter" && pieces == JupiterPieces::OfTheBlock && !needs_setup_phase(b) {
         let tokens = block_tokens(b);
         let tokens: Vec<&str> = tokens.iter().map(String::as_str).collect();
         return support::jupiter::try_jupiter_with(&tokens);
@@ -671,7 +685,7 @@ fn load_variant(b: &Block, cache: &mut HashMap<String, Result<Arc<Variant>, Stri
     loaded.clone()
 }
 
-fn run_file(file: &ExampleFile, select: Select) -> (usize, usize, Vec<String>) {
+fn run_file(file: &ExampleFile, select: Select, pieces: JupiterPieces) -> (usize, usize, Vec<String>) {
     let only: Option<HashSet<String>> =
         std::env::var("FAIRYZERO_EXAMPLES_ONLY").ok().map(|s| s.split(',').map(|t| t.trim().to_string()).collect());
     let mut variants: HashMap<String, Result<Arc<Variant>, String>> = HashMap::new();
@@ -687,7 +701,7 @@ fn run_file(file: &ExampleFile, select: Select) -> (usize, usize, Vec<String>) {
         }
         ran += 1;
         let name = b.variant.clone().unwrap_or_default();
-        let result = match load_variant(b, &mut variants) {
+        let result = match load_variant(b, pieces, &mut variants) {
             Err(e) => Err(format!("variant {name:?} does not load: {e}")),
             Ok(v) => catch_unwind(AssertUnwindSafe(|| match b.kind {
                 BlockKind::Example => run_example(&v, b),
@@ -717,11 +731,15 @@ fn load_checked(name: &str) -> ExampleFile {
 }
 
 fn assert_examples_pass(names: &[&str], select: Select) {
+    assert_examples_pass_with(names, select, JupiterPieces::OfTheBlock);
+}
+
+fn assert_examples_pass_with(names: &[&str], select: Select, pieces: JupiterPieces) {
     let mut report = String::new();
     let (mut total_ran, mut total_failed) = (0, 0);
     for name in names {
         let file = load_checked(name);
-        let (ran, skipped, failures) = run_file(&file, select);
+        let (ran, skipped, failures) = run_file(&file, select, pieces);
         total_ran += ran;
         total_failed += failures.len();
         let _ = writeln!(report, "{name}: {ran} run, {} failed, {skipped} left to another test", failures.len());
@@ -768,6 +786,13 @@ fn typhoon_examples() {
 #[test]
 fn jupiter_examples() {
     assert_examples_pass(&["jupiter.examples"], Select::AllButSetup);
+}
+
+/// The same with all 161 types loaded: cutting the file down changes no example (the promoted
+/// types, the pass rule and the promotions stay those of the game).
+#[test]
+fn jupiter_examples_with_every_piece() {
+    assert_examples_pass_with(&["jupiter.examples"], Select::AllButSetup, JupiterPieces::All);
 }
 
 /// The scenarios that start in a setup phase (`position setup`: setup plies, array counts).
