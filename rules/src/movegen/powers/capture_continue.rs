@@ -22,7 +22,7 @@ pub(super) fn moves<S: MoveSink>(
 ) {
     for d in first {
         let Some(victim) = offset(pos, from, d.dx as i32, d.dy as i32) else { continue };
-        if !pos.piece_at(victim).is_some_and(|q| q.color() != p.color()) {
+        if pos.piece_at(victim).is_none_or(|q| q.color() == p.color()) {
             continue;
         }
         for e in then {
