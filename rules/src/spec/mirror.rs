@@ -39,13 +39,13 @@ pub fn power_symmetric(power: &PowerSpec) -> bool {
         PowerSpec::Zigzag { dirs }
         | PowerSpec::GeneralJump { dirs, .. }
         | PowerSpec::Custodian { dirs }
+        | PowerSpec::Coordinate { dirs }
+        | PowerSpec::PurgePromoted { dirs }
         | PowerSpec::TankPush { dirs, .. } => betza_symmetric(dirs),
         PowerSpec::Pull { reach, .. } | PowerSpec::PushAway { reach, .. } => betza_symmetric(reach),
         PowerSpec::Reproduce { targets } => betza_symmetric(targets),
         PowerSpec::Double { sight } | PowerSpec::PoisonSight { sight } => betza_symmetric(sight),
         PowerSpec::HopChain
-        | PowerSpec::Coordinate
-        | PowerSpec::PurgePromoted
         | PowerSpec::RoyalLeap
         | PowerSpec::Teleport => true,
     }

@@ -82,10 +82,24 @@ pub enum PowerSpec {
     Swap { targets: String },
     /// Checkers-style jumps over single enemies along one line, capturing them (Longleaper).
     LongLeap { dirs: String },
-    /// Non-capturing slides of up to `range`; the enemy right beyond the landing square is
-    /// converted (`convert`) or captured with the enemies behind it (`capture_line`).
-    Approach { dirs: String, range: u8, effect: ApproachEffect },
-    /// Steps to an empty neighbour, capturing the enemy on the opposite side (Undertaker).
+    /// Non-capturing moves to empty squares; the enemy right beyond the landing square is
+    /// converted (`convert`), captured (`capture_one`) or captured with the enemies behind it
+    /// (`capture_line`).
+    Approach {
+        /// Betza W/F-based leaps or riders, each with its own range (`WB2`).
+        dirs: String,
+        /// One range for every direction of one-step `dirs` (Typhoon: `dirs = "K", range = 2`);
+        /// absent, the ranges are those of `dirs`.
+        #[serde(default)]
+        range: Option<u8>,
+        effect: ApproachEffect,
+        /// The effect is a choice: the plain move exists beside the one with the effect (1999
+        /// Missionary and Sorcerer).
+        #[serde(default)]
+        optional: bool,
+    },
+    /// Non-capturing moves to empty squares along `dirs` (W/F-based steps or riders), capturing
+    /// the adjacent enemy left behind on the opposite side (Undertaker, Withdrawer).
     Withdraw { dirs: String },
     /// Enemy pieces on the reached squares can make no move of their own (Immobilizer).
     Immobilize { reach: String },
@@ -136,13 +150,15 @@ pub enum PowerSpec {
     },
     /// Chains of grasshopper hops (Halmopper).
     HopChain,
-    /// A step to an empty square capturing every enemy trapped against a friend (Intertaker).
+    /// A move to an empty square along `dirs` capturing every enemy trapped against a friend
+    /// (Intertaker).
     Custodian { dirs: String },
-    /// Captures on the squares where the mover's file and rank cross a friendly royal's
-    /// (Coordinator).
-    Coordinate,
-    /// After its move, captures every promoted piece next to its arrival square (Communist).
-    PurgePromoted,
+    /// Non-capturing moves along `dirs`, capturing on the squares where the arrival square's
+    /// file and rank cross a friendly royal's (Coordinator).
+    Coordinate { dirs: String },
+    /// Moves and captures along `dirs`, capturing every promoted piece next to the arrival square
+    /// (Communist).
+    PurgePromoted { dirs: String },
     /// Leaps to any square next to a friendly royal piece (Royalist).
     RoyalLeap,
     /// Steps onto a friend and pushes the line ahead (Ox and Dragon Tanks).
@@ -196,5 +212,6 @@ fn yes() -> bool {
 #[serde(rename_all = "snake_case")]
 pub enum ApproachEffect {
     Convert,
+    CaptureOne,
     CaptureLine,
 }
