@@ -15,7 +15,7 @@
 //!
 //! A move becomes a [`MoveFeatures`]: its kind, from and to squares, mover type, promoted /
 //! dropped / placed type, aux square and every extra captured square, all relative to the side
-//! to move. No per-variant move-index table and no hashed strings: the same definition serves
+//! to move, and for a doubled turn (Jupiter's Doubler) the same of its second action. No per-variant move-index table and no hashed strings: the same definition serves
 //! any board and any piece set, and a move's features are distinct from every other move's
 //! exactly when the moves are (the rules engine's move identity, `rules/src/moves.rs`).
 //!
@@ -28,7 +28,7 @@ use fairyzero_rules::{moves::MAX_EXTRA_CAPTURES, Color, Move, MoveKind, Position
 use ndarray::{ArrayView2, ArrayView3, ArrayView4};
 
 /// Bumped whenever the meaning of any input changes; checkpoints record it.
-pub const ENCODING_VERSION: u32 = 1;
+pub const ENCODING_VERSION: u32 = 2;
 
 /// Spatial feature planes besides the piece ids.
 pub mod plane {
@@ -68,9 +68,14 @@ pub mod global {
     pub const COUNT: usize = 11;
 }
 
-/// Rows in the net's move-kind embedding: more than the engine's kinds today, so that a new
+/// Rows in the net's move-kind embedding: the kinds of single actions and first actions from
+/// row 0, those of the second action of a doubled turn from row [`SECOND_ACTION_KIND_SLOT`], so
+/// that the net tells the two actions apart. More rows than the engine has kinds, so that a new
 /// kind does not change checkpoint shapes.
-pub const MOVE_KIND_SLOTS: usize = 16;
+pub const MOVE_KIND_SLOTS: usize = 2 * SECOND_ACTION_KIND_SLOT;
+
+/// The first move-kind embedding row of second actions (see [`MOVE_KIND_SLOTS`]).
+pub const SECOND_ACTION_KIND_SLOT: usize = 16;
 
 /// Rows in the net's embedding of the number of extra captured squares: counts from 0 to
 /// `CAPTURE_COUNT_SLOTS - 1`, larger counts share the last row. A constant of its own, so that
@@ -101,7 +106,8 @@ pub fn move_kind_id(kind: MoveKind) -> u8 {
 pub const NO_SQUARE: u16 = u16::MAX;
 
 /// What the network knows about one legal move. Squares are relative to the side to move
-/// (rotated by 180° for Tan); piece types are `type + 1`, with 0 for "none".
+/// (rotated by 180° for Tan); piece types are `type + 1`, with 0 for "none". The fields describe
+/// the move's first (or only) action; `second` the second action of a doubled turn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct MoveFeatures {
     /// [`move_kind_id`] of the move's kind.
@@ -119,10 +125,37 @@ pub struct MoveFeatures {
     /// Removed squares other than `to` (multi-captures, hops, en passant, captures without
     /// moving), ascending in relative numbering, padded with [`NO_SQUARE`].
     pub captures: [u16; MAX_EXTRA_CAPTURES],
+    /// The second action of a doubled turn (jupiter.md §5.3).
+    pub second: Option<ActionFeatures>,
 }
 
 impl MoveFeatures {
-    /// The extra captured squares.
+    /// The extra captured squares of the first (or only) action.
+    pub fn captures(&self) -> &[u16] {
+        &self.captures[..self.n_captures as usize]
+    }
+}
+
+/// The second action of a doubled turn, relative like the first. Its mover is not a feature:
+/// it follows from the position and the first action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ActionFeatures {
+    /// [`move_kind_id`] of the action's kind.
+    pub kind: u8,
+    pub from: u16,
+    pub to: u16,
+    /// Promotion type (+1), 0 for none.
+    pub piece: u16,
+    /// Pushed / pulled / reproduced / converted square, or [`NO_SQUARE`].
+    pub aux: u16,
+    /// Number of squares in `captures`.
+    pub n_captures: u8,
+    /// Removed squares other than `to`, ascending, padded with [`NO_SQUARE`].
+    pub captures: [u16; MAX_EXTRA_CAPTURES],
+}
+
+impl ActionFeatures {
+    /// The extra removed squares of the second action.
     pub fn captures(&self) -> &[u16] {
         &self.captures[..self.n_captures as usize]
     }
@@ -192,6 +225,17 @@ impl StandardEncoding {
         } else {
             (self.squares() - 1 - sq.index()) as u16
         }
+    }
+
+    /// An action's extra removed squares, relative and ascending, padded with [`NO_SQUARE`].
+    fn relative_captures(&self, stm: Color, extra: &[Square]) -> (u8, [u16; MAX_EXTRA_CAPTURES]) {
+        let mut captures = [NO_SQUARE; MAX_EXTRA_CAPTURES];
+        for (dst, &sq) in captures.iter_mut().zip(extra) {
+            *dst = self.relative_square(stm, sq);
+        }
+        // Rotation reverses the order; keep the list canonical (ascending).
+        captures[..extra.len()].sort_unstable();
+        (extra.len() as u8, captures)
     }
 
     /// Encodes a batch of positions with their legal moves.
@@ -289,14 +333,20 @@ impl Encoding for StandardEncoding {
     fn encode_move(&self, pos: &Position, m: &Move) -> MoveFeatures {
         let us = pos.side_to_move();
         let rel = |sq: Square| self.relative_square(us, sq);
-        let mut captures = [NO_SQUARE; MAX_EXTRA_CAPTURES];
-        let extra = m.captures();
-        for (dst, &sq) in captures.iter_mut().zip(extra) {
-            *dst = rel(sq);
-        }
-        // Rotation reverses the order; keep the list canonical (ascending).
-        captures[..extra.len()].sort_unstable();
+        let (n_captures, captures) = self.relative_captures(us, m.captures());
         let mover = if m.from.is_none() { None } else { pos.piece_at(m.from) };
+        let second = m.second_action().map(|a| {
+            let (n_captures, captures) = self.relative_captures(us, a.captures());
+            ActionFeatures {
+                kind: move_kind_id(a.kind),
+                from: rel(a.from),
+                to: rel(a.to),
+                piece: a.piece.map_or(0, |t| t.0 as u16 + 1),
+                aux: rel(a.aux),
+                n_captures,
+                captures,
+            }
+        });
         MoveFeatures {
             kind: move_kind_id(m.kind),
             from: rel(m.from),
@@ -304,8 +354,9 @@ impl Encoding for StandardEncoding {
             mover: mover.map_or(0, |p| p.kind().0 as u16 + 1),
             piece: m.piece.map_or(0, |t| t.0 as u16 + 1),
             aux: rel(m.aux),
-            n_captures: extra.len() as u8,
+            n_captures,
             captures,
+            second,
         }
     }
 }
@@ -551,6 +602,13 @@ mod tests {
         assert_eq!(direct, both);
         both.clear();
         assert!(both.is_empty());
+    }
+
+    /// docs/network.md and docs/training.md quote these sizes (memory per legal move).
+    #[test]
+    fn move_features_size() {
+        assert_eq!(std::mem::size_of::<ActionFeatures>(), 40);
+        assert_eq!(std::mem::size_of::<MoveFeatures>(), 84);
     }
 
     #[test]

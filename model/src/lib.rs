@@ -47,5 +47,5 @@ pub use backend::{
     MockValue,
 };
 pub use config::{HeaderError, NetConfig, NetSizeError};
-pub use encoding::{EncodedBatch, Encoding, MoveFeatures, StandardEncoding};
+pub use encoding::{ActionFeatures, EncodedBatch, Encoding, MoveFeatures, StandardEncoding};
 pub use training::TrainBatch;

@@ -12,10 +12,10 @@ use crate::encoding::{EncodedBatch, MoveFeatures, ENCODING_VERSION, NO_SQUARE};
 
 // The layout the mirror relies on: relative squares numbered rank-major, planes and piece ids
 // stored rank-major per position. A new encoding must be checked against this file.
-const _: () = assert!(ENCODING_VERSION == 1, "mirror.rs was written for encoding version 1");
+const _: () = assert!(ENCODING_VERSION == 2, "mirror.rs was written for encoding version 2");
 
 /// Mirrors left-right, in place, the positions `i` of `batch` with `mask[i]` set: piece ids,
-/// spatial planes, and the from, to, aux and extra captured squares of their moves (the
+/// spatial planes, and the from, to, aux and extra captured squares of their moves' actions (the
 /// captured squares are sorted again, as the encoding keeps them). Global features need no
 /// change: castling rights are absent in mirrorable positions and nothing else there depends on
 /// files.
@@ -56,11 +56,21 @@ fn mirror_move(features: &mut MoveFeatures, width: usize, squares: usize) {
     features.from = mirror_square(features.from, width, squares);
     features.to = mirror_square(features.to, width, squares);
     features.aux = mirror_square(features.aux, width, squares);
-    let n = features.n_captures as usize;
-    for square in &mut features.captures[..n] {
+    mirror_squares(&mut features.captures[..features.n_captures as usize], width, squares);
+    if let Some(second) = &mut features.second {
+        second.from = mirror_square(second.from, width, squares);
+        second.to = mirror_square(second.to, width, squares);
+        second.aux = mirror_square(second.aux, width, squares);
+        mirror_squares(&mut second.captures[..second.n_captures as usize], width, squares);
+    }
+}
+
+/// Mirrors a sorted list of squares, keeping it sorted.
+fn mirror_squares(list: &mut [u16], width: usize, squares: usize) {
+    for square in list.iter_mut() {
         *square = mirror_square(*square, width, squares);
     }
-    features.captures[..n].sort_unstable();
+    list.sort_unstable();
 }
 
 #[cfg(test)]

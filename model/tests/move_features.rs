@@ -116,3 +116,64 @@ fn every_move_field_reaches_the_features() {
     let y = Move::normal(a, d).with_capture(b).with_capture(c);
     assert_eq!(enc.encode_move(&pos, &x), enc.encode_move(&pos, &y));
 }
+
+/// Doubled turns (jupiter.md §5.3, §9.2): a doubled turn differs from its first action alone,
+/// and doubled turns that differ only in the second action's kind, squares, promotion, aux
+/// square or removed squares, or only in which action removes a square, get distinct features,
+/// for either side to move; the left-right mirror maps the second action too. Hand-made moves on
+/// a 16x16 board (no built-in variant generates doubled turns yet).
+#[test]
+fn doubled_turns_get_distinct_features() {
+    let v = Variant::load("synthetic:16x16:120").unwrap();
+    let enc = StandardEncoding::new(Arc::clone(&v));
+    let (a, b, c, d, e) = (Square(40), Square(41), Square(57), Square(73), Square(42));
+    let first = Move::normal(a, b);
+    let at = |sq: Square, kind: MoveKind| Move::normal(sq, sq).with_kind(kind);
+    let moves = vec![
+        first,
+        first.with_kind(MoveKind::Shove),
+        Move::doubled(first, Move::normal(b, c)),
+        Move::doubled(first, Move::normal(b, d)),
+        Move::doubled(first, Move::normal(b, c).with_kind(MoveKind::Shove)),
+        Move::doubled(first, Move::normal(b, c).with_piece(Some(PieceType(3)))),
+        Move::doubled(first, Move::normal(b, c).with_piece(Some(PieceType(4)))),
+        Move::doubled(first.with_piece(Some(PieceType(3))), Move::normal(b, c)),
+        Move::doubled(first, Move::normal(b, c).with_capture(e)),
+        Move::doubled(first.with_capture(e), Move::normal(b, c)),
+        Move::doubled(first.with_capture(e), Move::normal(b, c).with_capture(d)),
+        Move::doubled(first.with_capture(d), Move::normal(b, c).with_capture(e)),
+        Move::doubled(first, at(b, MoveKind::Stationary).with_capture(e)),
+        Move::doubled(first, at(b, MoveKind::Push).with_aux(c)),
+        Move::doubled(first, at(b, MoveKind::Pull).with_aux(c)),
+        Move::doubled(first, at(b, MoveKind::Reproduce).with_aux(c)),
+        Move::doubled(first, at(b, MoveKind::Convert).with_aux(c)),
+        Move::doubled(first, Move::normal(b, c).with_kind(MoveKind::Swap)),
+        Move::doubled(at(a, MoveKind::Stationary).with_capture(b), Move::normal(a, c)),
+        Move::doubled(Move::normal(a, c), Move::normal(c, a)),
+        Move::doubled(Move::normal(c, a), Move::normal(a, c)),
+        // Relayed actions: the second action need not start where the first ended.
+        Move::doubled(Move::normal(a, c), Move::normal(d, e)),
+        Move::doubled(Move::normal(d, e), Move::normal(a, c)),
+    ];
+    let mut pos = Position::start(Arc::clone(&v));
+    for _ in 0..2 {
+        let mut seen = HashMap::new();
+        for m in &moves {
+            let f = enc.encode_move(&pos, m);
+            assert_eq!(f.second.is_some(), m.is_doubled());
+            assert!(seen.insert(f, *m).is_none(), "{m:?} collides with {:?}", seen[&f]);
+        }
+        // The mirror moves the second action's squares and undoes itself.
+        let original = enc.encode_batch([(&pos, moves.as_slice())]);
+        let mut batch = original.clone();
+        fairyzero_model::mirror::mirror_left_right(&mut batch, &[true]);
+        let (f, g) = (&original.moves()[8], &batch.moves()[8]);
+        let (fs, gs) = (f.second.unwrap(), g.second.unwrap());
+        assert_eq!((gs.from % 16, gs.to % 16), (15 - fs.from % 16, 15 - fs.to % 16));
+        assert_eq!(gs.captures()[0] % 16, 15 - fs.captures()[0] % 16);
+        fairyzero_model::mirror::mirror_left_right(&mut batch, &[true]);
+        assert_eq!(batch, original);
+        let m = common::legal(&pos)[0];
+        pos.make(m);
+    }
+}

@@ -165,3 +165,180 @@ fn comma_lists_without_doubled_turns_play_one_move_per_item() {
     pos.play_moves("e2e4,e7e5 g1f3, b8c6").unwrap();
     assert_eq!(pos.ply(), 4);
 }
+
+// ---------------------------------------------------------------------------------------------
+// setup:<hex> masks (jupiter.md §2.4)
+// ---------------------------------------------------------------------------------------------
+
+/// A 16x16 setup phase shaped like Jupiter's: the Regal pair fixed (Blue K h1, Co i1; Tan K
+/// i16, Co h16, so the copies are rotated), three Tan plies reading bits 0, 1 and 3 (bit 2 is
+/// skipped as Jupiter skips bit 7).
+const MASK_VARIANT: &str = r#"
+name = "mask-16x16"
+width = 16
+height = 16
+start = "(fe)dw4(co)k4fa(we)/16/16/16/16/16/16/16/16/16/16/16/16/16/16/(WE)AF4K(CO)4WD(FE) w"
+notation = "fairyzero"
+
+[promotion]
+zone_ranks = 6
+mandatory = "never"
+
+[victory]
+royal = "capture"
+stalemate = "loss"
+
+[[piece]]
+name = "King"
+token = "K"
+betza = "K"
+royal = true
+
+[[piece]]
+name = "Commoner"
+token = "CO"
+betza = "K"
+
+[[piece]]
+name = "Wazir"
+token = "W"
+betza = "W"
+
+[[piece]]
+name = "Ferz"
+token = "F"
+betza = "F"
+
+[[piece]]
+name = "Alfil"
+token = "A"
+betza = "A"
+
+[[piece]]
+name = "Dabbaba"
+token = "D"
+betza = "D"
+
+[[piece]]
+name = "Wazir Elephant"
+token = "WE"
+betza = "WA"
+
+[[piece]]
+name = "Ferz Elephant"
+token = "FE"
+betza = "FA"
+
+[setup]
+fixed = "7(co)k7/16/16/16/16/16/16/16/16/16/16/16/16/16/16/7K(CO)7 w"
+symmetry_royal = "K"
+mask_skip_bits = [2]
+ply = [
+    { actor = "tan", owner = "blue", squares = ["a1", "p1"], pieces = ["WE", "FE"], copy = true },
+    { actor = "tan", owner = "blue", squares = ["b1", "o1"], pieces = ["A", "D"], copy = true },
+    { actor = "tan", owner = "blue", squares = ["c1", "n1"], pieces = ["F", "W"], copy = true },
+]
+"#;
+
+fn mask_variant() -> Arc<Variant> {
+    Variant::from_toml("mask-16x16", MASK_VARIANT, None).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn masked(v: &Arc<Variant>, text: &str) -> Result<String, String> {
+    Position::from_setup_text(Arc::clone(v), text).map(|p| p.to_fen()).map_err(|e| e.to_string())
+}
+
+#[test]
+fn mask_zero_is_the_first_member_everywhere_and_set_bits_swap_their_pairs() {
+    let v = mask_variant();
+    assert_eq!(masked(&v, "setup:0").unwrap(), Position::start(Arc::clone(&v)).to_fen());
+    // Bit 0 swaps the first ply's pair, bit 3 the third (rotated copies for Tan).
+    assert_eq!(
+        masked(&v, "setup:9").unwrap(),
+        "(we)df4(co)k4wa(fe)/16/16/16/16/16/16/16/16/16/16/16/16/16/16/(FE)AW4K(CO)4FD(WE) w"
+    );
+    // The mask is the setup plies in compact form.
+    let mut played = Position::setup_start(Arc::clone(&v)).unwrap();
+    played.play_moves("set:a1=FE set:b1=A set:c1=W").unwrap();
+    assert_eq!(masked(&v, "setup:9").unwrap(), played.to_fen());
+    assert_eq!(masked(&v, "setup:B"), masked(&v, "setup:b"), "hex digits in either case");
+    let all = Position::from_setup_mask(Arc::clone(&v), 0b1011).unwrap();
+    assert!(!all.in_setup());
+    assert_eq!(all.ply(), 3, "the setup plies stay in the history");
+}
+
+#[test]
+fn mask_bits_that_no_ply_reads_are_errors_naming_the_bit() {
+    let v = mask_variant();
+    let skipped = masked(&v, "setup:4").unwrap_err();
+    assert!(skipped.contains("bit 2 must be 0"), "{skipped}");
+    let beyond = masked(&v, "setup:10").unwrap_err();
+    assert!(beyond.contains("bit 4 must be 0") && beyond.contains("bits 0 to 3"), "{beyond}");
+    let high = masked(&v, "setup:8000000000000000").unwrap_err();
+    assert!(high.contains("bit 63 must be 0"), "{high}");
+    for bad in ["setup:", "setup:x1", "setup:+1", "setup:10000000000000000", "1f", "setup: 1"] {
+        let e = masked(&v, bad).unwrap_err();
+        assert!(e.contains("is not a setup mask"), "{bad}: {e}");
+    }
+    let chess = masked(&Variant::load("chess").unwrap(), "setup:0").unwrap_err();
+    assert!(chess.contains("has no setup phase"), "{chess}");
+}
+
+#[test]
+fn mask_skip_bits_beyond_the_mask_are_refused_at_load() {
+    let text = MASK_VARIANT.replace("mask_skip_bits = [2]", "mask_skip_bits = [64]");
+    let e = Variant::from_toml("mask-16x16", &text, None).unwrap_err().to_string();
+    assert!(e.contains("setup.mask_skip_bits") && e.contains("bit 64"), "{e}");
+}
+
+/// Typhoon (typhoon.md §2.5, §2.6): the mask reads its 18 plies in order, the Blue plies
+/// placing the Kings included; its canonical array is `set:f1=K, set:f12=Co`, then member 1 at
+/// every Tan ply, i.e. mask 2.
+#[test]
+fn typhoon_canonical_array_is_mask_2() {
+    let v = Variant::load("typhoon").unwrap();
+    assert_eq!(masked(&v, "setup:2").unwrap(), Position::start(Arc::clone(&v)).to_fen());
+    assert_ne!(masked(&v, "setup:0").unwrap(), masked(&v, "setup:2").unwrap(), "Kings on one file: mirror");
+    assert!(masked(&v, "setup:3ffff").is_ok());
+    let e = masked(&v, "setup:40000").unwrap_err();
+    assert!(e.contains("bit 18 must be 0"), "{e}");
+}
+
+/// Jupiter (§2.4, §2.5): 37 plies on bits 0-37 without bit 7; mask 0 is the canonical array.
+#[test]
+fn jupiter_setup_masks() {
+    let v = Variant::load(concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/variants/jupiter.toml"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(v.has_setup_phase(), "configs/variants/jupiter.toml needs its [setup] (§2.4)");
+    // §2.5's position string, verbatim.
+    let canonical = "(gw)(haw)(pr)(go)(sa)(cro)(fl)(co)k(gg)(tou)(ci)(st)(ma)(hoo)(fh)/(cbo)(yew)1(tha)1(drd)(lfg)(sdm)(vtm)(rtg)(drp)1(thi)1(eye)(bln)/(whf)(rlf)(goa)(drt)(int)(vox)(phx)(dni)(kam)(kyl)(fld)(nrt)(oxt)(cmh)(rlw)(blg)/(hu)(frd)1(bd)1(lfn)dfwa(rtn)1c1(rrd)(cu)/(be)(wba)(un)(wa)(der)(tgo)(cg)(bt)(del)(sg)(twi)n(ch)(ov)(eba)(ot)/(fu)(ber)(ber)pp(gu)pppp(gu)pp(ber)(ber)(fu)/2(gal)2(ba)4(la)2(gbt)2/16/16/2(GBT)2(LA)4(BA)2(GAL)2/(FU)(BER)(BER)PP(GU)PPPP(GU)PP(BER)(BER)(FU)/(OT)(EBA)(OV)(CH)N(TWI)(SG)(DEL)(BT)(CG)(TGO)(DER)(WA)(UN)(WBA)(BE)/(CU)(RRD)1C1(RTN)AWFD(LFN)1(BD)1(FRD)(HU)/(BLG)(RLW)(CMH)(OXT)(NRT)(FLD)(KYL)(KAM)(DNI)(PHX)(VOX)(INT)(DRT)(GOA)(RLF)(WHF)/(BLN)(EYE)1(THI)1(DRP)(RTG)(VTM)(SDM)(LFG)(DRD)1(THA)1(YEW)(CBO)/(FH)(HOO)(MA)(ST)(CI)(TOU)(GG)K(CO)(FL)(CRO)(SA)(GO)(PR)(HAW)(GW) w";
+    let zero = Position::from_setup_text(Arc::clone(&v), "setup:0").unwrap();
+    assert_eq!(zero.to_fen(), Position::from_fen(Arc::clone(&v), canonical).unwrap().to_fen());
+    // setup:1f swaps pairs 0-4: Blue's rank 1 a-e and l-p exchange, Tan's rotated with it.
+    let swapped = Position::from_setup_text(Arc::clone(&v), "setup:1f").unwrap();
+    let token = |sq: &str| {
+        let p = swapped.piece_at(swapped.variant().dims.parse_square(sq).unwrap()).unwrap();
+        swapped.variant().piece_token(p)
+    };
+    let rank1: Vec<String> = ["a1", "b1", "c1", "d1", "e1", "l1", "m1", "n1", "o1", "p1"].map(token).to_vec();
+    assert_eq!(rank1, ["(GW)", "(HAW)", "(PR)", "(GO)", "(SA)", "(CI)", "(ST)", "(MA)", "(HOO)", "(FH)"]);
+    let rank16: Vec<String> =
+        ["p16", "o16", "n16", "m16", "l16", "e16", "d16", "c16", "b16", "a16"].map(token).to_vec();
+    assert_eq!(rank16, ["(gw)", "(haw)", "(pr)", "(go)", "(sa)", "(ci)", "(st)", "(ma)", "(hoo)", "(fh)"]);
+    assert_eq!(token("f1"), "(TOU)", "pair 5 keeps its order");
+    // Bit 7 (the fixed Regal pair) and bits 38-63 must be 0; bits 0-37 but 7 are all read.
+    let e = Position::from_setup_text(Arc::clone(&v), "setup:80")
+        .map(|_| "accepted".to_string())
+        .unwrap_or_else(|e| e.to_string());
+    assert!(
+        e.contains("bit 7 must be 0"),
+        "setup:80 {e}: configs/variants/jupiter.toml's [setup] needs `mask_skip_bits = [7]` (§2.3 rule 4)"
+    );
+    // Bit 8 is the Artillery pair's (ply 8, after the skipped bit 7).
+    let artillery = Position::from_setup_text(Arc::clone(&v), "setup:100").unwrap();
+    let a2 = artillery.piece_at(artillery.variant().dims.parse_square("a2").unwrap()).unwrap();
+    assert_eq!(artillery.variant().piece_token(a2), "(CBO)");
+    let e = Position::from_setup_text(Arc::clone(&v), "setup:4000000000").unwrap_err().to_string();
+    assert!(e.contains("bit 38 must be 0"), "{e}");
+    assert!(Position::from_setup_text(Arc::clone(&v), "setup:3fffffff7f").is_ok());
+}

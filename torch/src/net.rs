@@ -17,8 +17,10 @@
 //!   a move's logit is the from x to bilinear `q_from · k_to / sqrt(d)` (Leela Chess Zero's
 //!   attention policy) plus `w · relu(z)`, where `z` sums learned terms for the from and to
 //!   squares, the move kind, the mover type, the promotion/drop/placement type, the aux square
-//!   and the extra captured squares (a sum over them, with their count). Logits are gathered
-//!   for the legal moves only; the softmax runs over each position's legal moves.
+//!   and the extra captured squares (a sum over them, with their count). The second action of a
+//!   doubled turn (Jupiter) adds the same terms for its squares, its kind (embedding rows of
+//!   their own), promotion, aux and removed squares. Logits are gathered for the legal moves
+//!   only; the softmax runs over each position's legal moves.
 //! - **Value**: 1x1 conv, global pooling, two linear layers, win/draw/loss logits for the side
 //!   to move.
 //!
@@ -36,7 +38,10 @@ use tch::{
 
 use fairyzero_model::{
     config::NetConfig,
-    encoding::{global, piece_vocab, plane, EncodedBatch, CAPTURE_COUNT_SLOTS, MOVE_KIND_SLOTS, NO_SQUARE},
+    encoding::{
+        global, piece_vocab, plane, EncodedBatch, CAPTURE_COUNT_SLOTS, MOVE_KIND_SLOTS, NO_SQUARE,
+        SECOND_ACTION_KIND_SLOT,
+    },
     identity::{piece_identities, PieceIdentity},
 };
 
@@ -80,9 +85,17 @@ pub struct NetInput {
     /// Aux squares as `(move, flat square)` pairs, `[A]` each.
     pub aux_move: Tensor,
     pub aux_square: Tensor,
-    /// Extra captured squares as `(move, flat square)` pairs, `[C]` each.
+    /// Extra captured squares as `(move, flat square)` pairs, `[C]` each (both actions of a
+    /// doubled turn).
     pub capture_move: Tensor,
     pub capture_square: Tensor,
+    /// Second actions of doubled turns `[S]`: the move, from and to as flat squares, the kind's
+    /// embedding row (from `SECOND_ACTION_KIND_SLOT`) and the promotion type.
+    pub second_move: Tensor,
+    pub second_from: Tensor,
+    pub second_to: Tensor,
+    pub second_kind: Tensor,
+    pub second_piece: Tensor,
     /// Move offsets per position (`B + 1`), as in [`EncodedBatch::offsets`].
     pub offsets: Vec<usize>,
 }
@@ -106,6 +119,8 @@ impl NetInput {
         // Seven per-move columns, column-major so that each is a contiguous row of the tensor.
         let mut cols = vec![0i64; 7 * total_moves];
         let (mut aux_pairs, mut cap_pairs) = (Vec::new(), Vec::new());
+        // Second actions, column-major like `cols`: move, from, to, kind row, piece.
+        let mut second: [Vec<i64>; 5] = Default::default();
         let mut offsets = Vec::with_capacity(positions + 1);
         offsets.push(0);
         let (mut b, mut m) = (0usize, 0usize);
@@ -131,6 +146,19 @@ impl NetInput {
                     for &c in f.captures() {
                         cap_pairs.push((m as i64, base + c as i64));
                     }
+                    if let Some(a) = &f.second {
+                        let row = (SECOND_ACTION_KIND_SLOT + a.kind as usize) as i64;
+                        let values = [m as i64, base + a.from as i64, base + a.to as i64, row, a.piece as i64];
+                        for (column, value) in second.iter_mut().zip(values) {
+                            column.push(value);
+                        }
+                        if a.aux != NO_SQUARE {
+                            aux_pairs.push((m as i64, base + a.aux as i64));
+                        }
+                        for &c in a.captures() {
+                            cap_pairs.push((m as i64, base + c as i64));
+                        }
+                    }
                     m += 1;
                 }
                 b += 1;
@@ -146,6 +174,9 @@ impl NetInput {
         };
         let (aux_move, aux_square) = pairs(&aux_pairs);
         let (capture_move, capture_square) = pairs(&cap_pairs);
+        let seconds = second[0].len() as i64;
+        let flat: Vec<i64> = second.concat();
+        let second_cols = Tensor::from_slice(&flat).view([5, seconds]).to_device(device);
         NetInput {
             batch: bt,
             height: ht,
@@ -164,6 +195,11 @@ impl NetInput {
             aux_square,
             capture_move,
             capture_square,
+            second_move: second_cols.get(0),
+            second_from: second_cols.get(1),
+            second_to: second_cols.get(2),
+            second_kind: second_cols.get(3),
+            second_piece: second_cols.get(4),
             offsets,
         }
     }
@@ -392,8 +428,10 @@ impl Net {
         // Policy head: per-square features, gathered per move.
         let p = (self.policy_conv.forward(&x) + self.policy_global.forward(&pooled).unsqueeze(-1).unsqueeze(-1)).relu();
         let pf = p.permute([0, 2, 3, 1]).reshape([b * h * w, self.config.policy_channels as i64]);
-        let from = self.policy_from.forward(&pf).index_select(0, &input.move_from);
-        let to = self.policy_to.forward(&pf).index_select(0, &input.move_to);
+        let from_all = self.policy_from.forward(&pf);
+        let to_all = self.policy_to.forward(&pf);
+        let from = from_all.index_select(0, &input.move_from);
+        let to = to_all.index_select(0, &input.move_to);
         let attention =
             (from.narrow(1, 0, d) * to.narrow(1, 0, d)).sum_dim_intlist(-1, false, Kind::Float) / (d as f64).sqrt();
         let mut z = from.narrow(1, d, d)
@@ -402,6 +440,13 @@ impl Net {
             + self.mover_embedding.forward(&input.move_mover)
             + self.promo_embedding.forward(&input.move_piece)
             + self.captures_embedding.forward(&input.move_n_captures);
+        if input.second_move.size()[0] > 0 {
+            let second = from_all.narrow(1, d, d).index_select(0, &input.second_from)
+                + to_all.narrow(1, d, d).index_select(0, &input.second_to)
+                + self.kind_embedding.forward(&input.second_kind)
+                + self.promo_embedding.forward(&input.second_piece);
+            z = z.index_add(0, &input.second_move, &second);
+        }
         let extra_moves = input.aux_move.size()[0] + input.capture_move.size()[0];
         if extra_moves > 0 {
             let extra = self.policy_extra.forward(&pf);

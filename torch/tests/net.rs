@@ -411,7 +411,7 @@ fn checkpoint_header_schema_is_pinned() {
     );
     assert_eq!(keys(&json["variant"]["pieces"][0]), "definition,name,token");
     assert_eq!(json["format_version"], 1);
-    assert_eq!(json["encoding_version"], 1);
+    assert_eq!(json["encoding_version"], fairyzero_model::encoding::ENCODING_VERSION);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

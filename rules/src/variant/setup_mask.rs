@@ -19,7 +19,7 @@ pub enum SetupMaskError {
     NoSetupPhase { variant: String },
     #[error("{text:?} is not a setup mask: expected setup:<hex> with 1 to 16 hexadecimal digits")]
     Syntax { text: String },
-    #[error("setup mask {mask:x}: bit {bit} must be 0 ({why})")]
+    #[error("setup:{mask:x}: bit {bit} must be 0 ({why})")]
     UnusedBit { mask: u64, bit: u8, why: String },
 }
 
