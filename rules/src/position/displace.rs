@@ -50,7 +50,7 @@ impl Position {
             }
         }
         let beyond = self.step(last, dx, dy);
-        let removed = beyond.map_or(true, |b| self.board[b.index()].is_some());
+        let removed = beyond.is_none_or(|b| self.board[b.index()].is_some());
         let mut sq = last;
         let mut dest = beyond;
         for _ in 0..pushed {

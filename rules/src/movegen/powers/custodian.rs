@@ -21,7 +21,7 @@ pub(super) fn moves<S: MoveSink>(pos: &Position, from: Square, p: Piece, dirs: &
             let mut m = Move::normal(from, to);
             for (ex, ey) in KING_DIRS {
                 let Some(victim) = offset(pos, to, ex, ey) else { continue };
-                if !pos.piece_at(victim).is_some_and(|q| q.color() != us) {
+                if pos.piece_at(victim).is_none_or(|q| q.color() == us) {
                     continue;
                 }
                 let anvil = offset(pos, victim, ex, ey);

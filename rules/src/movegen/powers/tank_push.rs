@@ -19,7 +19,7 @@ pub(super) fn moves<S: MoveSink>(pos: &Position, from: Square, p: Piece, dirs: &
     for d in dirs {
         let (dx, dy) = (d.dx as i32, d.dy as i32);
         let Some(to) = offset(pos, from, dx, dy) else { continue };
-        if !pos.piece_at(to).is_some_and(|q| q.color() == us) {
+        if pos.piece_at(to).is_none_or(|q| q.color() != us) {
             continue;
         }
         let mut m = Move::normal(from, to).with_kind(MoveKind::Shove);
