@@ -417,3 +417,32 @@ fn e13_halmopper() {
     );
     assert_eq!(moves_of(pos, "b2"), want);
 }
+
+// --- Parameters refused at load ----------------------------------------------------------------
+
+#[test]
+fn bad_geometry_parameters_are_refused_by_name() {
+    let refusal = |powers: &str| {
+        let text = format!(
+            "name = \"t\"\nwidth = 5\nheight = 5\nstart = \"4k/5/5/5/K3X w\"\n\
+             [[piece]]\nname = \"king\"\ntoken = \"K\"\nbetza = \"K\"\nroyal = true\n\
+             [[piece]]\nname = \"x\"\ntoken = \"X\"\nbetza = \"\"\npowers = [{powers}]\n"
+        );
+        match fairyzero_rules::Variant::from_toml("t.toml", &text, None) {
+            Ok(_) => panic!("{powers} must be refused"),
+            Err(e) => e.to_string(),
+        }
+    };
+    let e = refusal(r#"{ kind = "path", legs = [{ dirs = "W" }, { dirs = "W", turn = "sideways" }] }"#);
+    assert!(e.contains("legs[1].turn") && e.contains("sideways"), "{e}");
+    let e = refusal(r#"{ kind = "path", legs = [{ dirs = "W", turn = "s" }] }"#);
+    assert!(e.contains("legs[0].turn"), "{e}");
+    let e = refusal(r#"{ kind = "path", legs = [{ dirs = "R", next_from_end = true }, { dirs = "W", turn = "s" }] }"#);
+    assert!(e.contains("legs[0].next_from_end"), "{e}");
+    let e = refusal(r#"{ kind = "path", legs = [{ dirs = "N" }] }"#);
+    assert!(e.contains("legs[0].dirs"), "{e}");
+    let e = refusal(r#"{ kind = "capture_continue", first = "R", then = "W" }"#);
+    assert!(e.contains("first"), "{e}");
+    let e = refusal(r#"{ kind = "zigzag", dirs = "B" }"#);
+    assert!(e.contains("dirs"), "{e}");
+}
