@@ -382,7 +382,8 @@ fn r3_communist() {
     let mut pos = position_with("Cst c3, Q d6, Em f4, K p1", "Go e5, Li e6, P f5, K a16", &["ST"]);
     let m = find(&mut pos, "c3e5xf4xd6xe6");
     pos.make(m);
-    for (square, token) in [("c3", "."), ("e5", "CST"), ("d6", "."), ("e6", "."), ("f4", "."), ("f5", "p"), ("p1", "K")] {
+    for (square, token) in [("c3", "."), ("e5", "CST"), ("d6", "."), ("e6", "."), ("f4", "."), ("f5", "p"), ("p1", "K")]
+    {
         assert_eq!(at(&pos, square), token, "{square}");
     }
     assert_eq!(pos.hash(), pos.compute_hash());
@@ -490,7 +491,51 @@ fn shove_make_unmake() {
 fn royal_leap_and_automatic_captures_make_unmake() {
     make_and_unmake(e19_position(), "p16d1", &[("p16", "."), ("d1", "ROY")]);
     every_move_round_trips(e19_position());
-    make_and_unmake(e11_position(), "e4f5xe5xf6xg6", &[("e4", "."), ("f5", "INT"), ("e5", "."), ("f6", "."), ("g6", ".")]);
+    make_and_unmake(
+        e11_position(),
+        "e4f5xe5xf6xg6",
+        &[("e4", "."), ("f5", "INT"), ("e5", "."), ("f6", "."), ("g6", ".")],
+    );
     every_move_round_trips(e11_position());
     make_and_unmake(x3_position(), "a3c5~d6", &[("c5", "MI"), ("d6", "P")]);
+}
+
+/// Random games from a crowded middlegame with every effect piece of both sides, on the full
+/// 161-type game: at every node every legal move is made and unmade, with the hash, the counts
+/// and the board checked each time (pushes, pulls, shoves, royal leaps, reproduction and the
+/// automatic captures meeting each other, with doubled turns and burning around).
+#[test]
+fn random_games_with_every_effect_piece_make_and_unmake() {
+    use rand::{rngs::StdRng, Rng, SeedableRng};
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/variants/jupiter.toml");
+    let variant = fairyzero_rules::Variant::load(path.to_str().unwrap()).unwrap_or_else(|e| panic!("{e}"));
+    let blue = "K h1, Em i1, OxT e3, P e4, P e5, DrT f3, P g4, CmH d4, GoA l4, Nrt g5, Int j5, Coo c2, Wdr n2, \
+                Cst h6, Roy k3, Trb e7, Mi b5, So o5, Q i4, Gu m3, W d3, FiD a2, Dbl p3, RlW f5";
+    let tan = "K i16, Sul h16, OxT l14, P l13, DrT k14, CmH m13, GoA e13, Nrt j12, Int g12, Coo n15, Wdr c15, \
+               Cst i11, Roy f14, Trb l10, Mi o12, So b12, Li h12, Gu d14, W m12, P k12, N j9, B e9";
+    let start = Position::from_fen(variant, &fen(blue, tan, true)).unwrap_or_else(|e| panic!("{e}"));
+    let mut rng = StdRng::seed_from_u64(16);
+    for game in 0..8 {
+        let mut pos = start.clone();
+        for ply in 0..20 {
+            let moves = legal(&mut pos);
+            if moves.is_empty() {
+                break;
+            }
+            let before = snapshot(&pos);
+            for m in &moves {
+                let text = pos.move_to_string(m);
+                pos.make(*m);
+                assert_eq!(pos.hash(), pos.compute_hash(), "game {game} ply {ply}: after {text} in {}", before.fen);
+                let mut counts = vec![0u16; pos.piece_counts().len()];
+                for p in pos.board().iter().flatten() {
+                    counts[p.index()] += 1;
+                }
+                assert_eq!(pos.piece_counts(), &counts[..], "game {game} ply {ply}: counts after {text}");
+                pos.unmake();
+                assert_eq!(snapshot(&pos), before, "game {game} ply {ply}: make/unmake of {text}");
+            }
+            pos.make(moves[rng.gen_range(0..moves.len())]);
+        }
+    }
 }
