@@ -210,3 +210,14 @@ fn harpy_lends_nothing_along_its_queen_lines() {
     let pos = position(&["K p1", "HA d4", "W d6"], &["P p12", "K a16"]);
     assert_eq!(moves_of(&pos, "d6"), sorted(&["d6c6", "d6e6", "d6d7", "d6d5"]));
 }
+
+#[test]
+fn a_relay_reach_by_leap_survives_the_recorded_specification() {
+    // Run directories record the resolved specification as TOML and the variant hash is taken
+    // from it: `reach = { leap = "N" }` must serialize and read back.
+    let pos = position(&["K p1", "HA d4", "W d6"], &["P p12", "K a16"]);
+    let text = toml::to_string(&pos.variant().spec).expect("the resolved specification serializes");
+    assert!(text.contains("leap = \"N\""), "{text}");
+    let back: fairyzero_rules::VariantSpec = toml::from_str(&text).expect("and reads back");
+    assert_eq!(back, pos.variant().spec);
+}

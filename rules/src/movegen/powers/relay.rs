@@ -35,8 +35,28 @@ pub(crate) fn moves<S: MoveSink>(pos: &Position, us: Color, frozen: &SquareSet, 
         if pos.piece_counts()[relayer.index()] == 0 {
             continue;
         }
+        let lending = Lending { pos, frozen, own_moves_in_out: true, only_to: None };
         for sq in pos.occupied(us).iter().filter(|&s| pos.piece_at(s) == Some(relayer) && !frozen.contains(s)) {
-            lend_all(pos, sq, frozen, true, out);
+            lending.lend_all(sq, out);
+        }
+    }
+}
+
+/// Appends the relayed moves that the piece on `recipient` receives from every relayer of its
+/// side, for the doubled turn (jupiter.md §5.3 rule 2: the piece that acts). Own power first is
+/// applied as in [`moves_from_relayer`], so `out` need not hold the recipient's own moves.
+#[allow(dead_code)] // for the doubled-turn generator
+pub(crate) fn moves_received<S: MoveSink>(pos: &Position, recipient: Square, frozen: &SquareSet, out: &mut S) {
+    let Some(p) = pos.piece_at(recipient) else { return };
+    let us = p.color();
+    let lending = Lending { pos, frozen, own_moves_in_out: false, only_to: Some(recipient) };
+    for &relayer_type in &pos.variant().relayers {
+        let relayer = Piece::new(relayer_type, us);
+        if pos.piece_counts()[relayer.index()] == 0 {
+            continue;
+        }
+        for sq in pos.occupied(us).iter().filter(|&s| pos.piece_at(s) == Some(relayer) && !frozen.contains(s)) {
+            lending.lend_all(sq, out);
         }
     }
 }
@@ -49,29 +69,64 @@ pub(crate) fn moves<S: MoveSink>(pos: &Position, us: Color, frozen: &SquareSet, 
 /// recipient, and this function finds such moves by generating the recipient's own moves, so
 /// `out` need not hold them. A move already in `out` (a plain `Normal` move with the same origin
 /// and destination) is not pushed again.
-#[allow(dead_code)] // the doubled-turn generator's entry point
 pub(crate) fn moves_from_relayer<S: MoveSink>(pos: &Position, relayer: Square, frozen: &SquareSet, out: &mut S) {
     if !frozen.contains(relayer) {
-        lend_all(pos, relayer, frozen, false, out);
+        Lending { pos, frozen, own_moves_in_out: false, only_to: None }.lend_all(relayer, out);
     }
 }
 
-fn lend_all<S: MoveSink>(pos: &Position, relayer: Square, frozen: &SquareSet, own_moves_in_out: bool, out: &mut S) {
-    let Some(r) = pos.piece_at(relayer) else { return };
-    let c = r.color().index();
-    for power in &pos.variant().powers[r.kind().index()] {
-        match power {
-            Power::Relay { reach, grants, landing } => {
-                for d in &reach[c] {
-                    let Some(sq) = first_piece(pos, relayer, d) else { continue };
-                    if pos.piece_at(sq).is_some_and(|q| q.color() == r.color()) {
-                        let mut recipient = Recipient::new(pos, sq, frozen, own_moves_in_out);
-                        lend_grants(pos, relayer, &mut recipient, &grants[c], *landing, out);
+/// What every lent move of one generation shares.
+pub(super) struct Lending<'a> {
+    pos: &'a Position,
+    /// Squares immobilized at the start of the turn.
+    frozen: &'a SquareSet,
+    /// The sink already holds every own move of the side (the driver's move list), so own
+    /// power first needs no generation of the recipients' own moves.
+    own_moves_in_out: bool,
+    /// Lend to this recipient only.
+    only_to: Option<Square>,
+}
+
+impl<'a> Lending<'a> {
+    pub(super) fn pos(&self) -> &'a Position {
+        self.pos
+    }
+
+    /// The friendly piece on `sq` as a recipient, unless another recipient is asked for.
+    pub(super) fn recipient(&self, sq: Square) -> Option<Recipient<'a>> {
+        if self.only_to.is_some_and(|only| only != sq) {
+            return None;
+        }
+        Some(Recipient {
+            pos: self.pos,
+            from: sq,
+            frozen: self.frozen,
+            own_moves_in_out: self.own_moves_in_out,
+            own_destinations: None,
+        })
+    }
+
+    /// The moves that the (not immobilized) piece on `relayer` lends: its relays and teleports.
+    fn lend_all<S: MoveSink>(&self, relayer: Square, out: &mut S) {
+        let pos = self.pos;
+        let Some(r) = pos.piece_at(relayer) else { return };
+        let c = r.color().index();
+        for power in &pos.variant().powers[r.kind().index()] {
+            match power {
+                Power::Relay { reach, grants, landing } => {
+                    for d in &reach[c] {
+                        let Some(sq) = first_piece(pos, relayer, d) else { continue };
+                        if !pos.piece_at(sq).is_some_and(|q| q.color() == r.color()) {
+                            continue;
+                        }
+                        if let Some(mut recipient) = self.recipient(sq) {
+                            lend_grants(pos, relayer, &mut recipient, &grants[c], *landing, out);
+                        }
                     }
                 }
+                Power::Teleport => teleport::lend(self, relayer, out),
+                _ => {}
             }
-            Power::Teleport => teleport::lend(pos, relayer, frozen, own_moves_in_out, out),
-            _ => {}
         }
     }
 }
@@ -125,16 +180,11 @@ pub(super) struct Recipient<'a> {
     pos: &'a Position,
     pub(super) from: Square,
     frozen: &'a SquareSet,
-    /// The sink already holds every own move of the side (the driver's move list).
     own_moves_in_out: bool,
     own_destinations: Option<SquareSet>,
 }
 
-impl<'a> Recipient<'a> {
-    pub(super) fn new(pos: &'a Position, from: Square, frozen: &'a SquareSet, own_moves_in_out: bool) -> Recipient<'a> {
-        Recipient { pos, from, frozen, own_moves_in_out, own_destinations: None }
-    }
-
+impl Recipient<'_> {
     /// Pushes the lent move to `to` unless the recipient's own move to `to` already is it, or
     /// another relayer lent it already.
     pub(super) fn lend<S: MoveSink>(&mut self, to: Square, out: &mut S) {
@@ -234,5 +284,18 @@ mod tests {
         frozen.insert(d.parse_square("e4").unwrap());
         super::moves_from_relayer(&pos, d.parse_square("d4").unwrap(), &frozen, &mut out);
         assert_eq!(texts(&pos, &out), ["e4e3", "e4e5", "e4f4"]);
+    }
+
+    #[test]
+    fn one_recipient_receives_only_what_is_not_an_own_move() {
+        let pos = e12b();
+        let d = pos.variant().dims;
+        let mut out = MoveList::new();
+        super::moves_received(&pos, d.parse_square("e4").unwrap(), &SquareSet::EMPTY, &mut out);
+        assert_eq!(texts(&pos, &out), ["e4f4"]);
+        // The relayer itself receives nothing (the Neartaker lends nothing).
+        out.clear();
+        super::moves_received(&pos, d.parse_square("d4").unwrap(), &SquareSet::EMPTY, &mut out);
+        assert!(out.is_empty());
     }
 }

@@ -10,21 +10,15 @@
 
 use crate::{
     movegen::{
-        powers::{offset, relay::Recipient, KING_DIRS},
+        powers::{offset, relay::Lending, KING_DIRS},
         MoveSink,
     },
-    position::{Position, SquareSet},
     types::Square,
 };
 
 /// Appends the teleports that the Teleporter on `teleporter` lends.
-pub(super) fn lend<S: MoveSink>(
-    pos: &Position,
-    teleporter: Square,
-    frozen: &SquareSet,
-    own_moves_in_out: bool,
-    out: &mut S,
-) {
+pub(super) fn lend<S: MoveSink>(lending: &Lending, teleporter: Square, out: &mut S) {
+    let pos = lending.pos();
     let Some(t) = pos.piece_at(teleporter) else { return };
     let c = t.color().index();
     let royals = &pos.royals[c][..pos.n_royals[c] as usize];
@@ -33,8 +27,9 @@ pub(super) fn lend<S: MoveSink>(
         |from: Square, (dx, dy): (i32, i32)| offset(pos, from, dx, dy).filter(|&to| pos.piece_at(to).is_none());
     for v in KING_DIRS {
         // 1. From next to the Teleporter to the same place next to a royal.
-        if let Some(p) = offset(pos, teleporter, v.0, v.1).filter(|&p| friendly(p)) {
-            let mut recipient = Recipient::new(pos, p, frozen, own_moves_in_out);
+        if let Some(mut recipient) =
+            offset(pos, teleporter, v.0, v.1).filter(|&p| friendly(p)).and_then(|p| lending.recipient(p))
+        {
             for &royal in royals {
                 if let Some(to) = empty_at(royal, v) {
                     recipient.lend(to, out);
@@ -44,8 +39,9 @@ pub(super) fn lend<S: MoveSink>(
         // 2. From next to a royal to the same place next to the Teleporter.
         let Some(to) = empty_at(teleporter, v) else { continue };
         for &royal in royals {
-            if let Some(q) = offset(pos, royal, v.0, v.1).filter(|&q| q != teleporter && friendly(q)) {
-                Recipient::new(pos, q, frozen, own_moves_in_out).lend(to, out);
+            let q = offset(pos, royal, v.0, v.1).filter(|&q| q != teleporter && friendly(q));
+            if let Some(mut recipient) = q.and_then(|q| lending.recipient(q)) {
+                recipient.lend(to, out);
             }
         }
     }
