@@ -539,3 +539,49 @@ fn random_games_with_every_effect_piece_make_and_unmake() {
         }
     }
 }
+
+/// Royalist f2 next to its King e1 (Blue; Tan K a16, P a15). Royal leaps: the squares around
+/// e1 but f2 itself — d1, f1, d2, e2. Its own FR2: F to g1, e3, g3 (e1 is its King); R2 to f1,
+/// f3, f4, e2, d2, g2, h2. f1, e2 and d2 are reached both ways: one move each.
+#[test]
+fn royalist_leap_and_own_move_to_one_square_are_one_move() {
+    let pos = position("K e1, Roy f2", "K a16, P a15", true);
+    let want = expected(
+        "f2d1
+         f2f1
+         f2d2
+         f2e2
+         f2g1
+         f2e3
+         f2g3
+         f2f3
+         f2f4
+         f2g2
+         f2h2",
+    );
+    assert_eq!(moves_of(pos, "f2"), want);
+}
+
+/// Parameters that make no sense are refused when the variant loads, naming the field.
+#[test]
+fn bad_effect_parameters_are_refused() {
+    let cases = [
+        (r#"{ kind = "pull", reach = "Q", min = 1, max = 4 }"#, "min"),
+        (r#"{ kind = "push_away", reach = "Q", max = 0 }"#, "max"),
+        (r#"{ kind = "tank_push", dirs = "W", max_pushed = 0 }"#, "max_pushed"),
+        (r#"{ kind = "tank_push", dirs = "R", max_pushed = 2 }"#, "dirs"),
+        (r#"{ kind = "approach", dirs = "K", range = 0, effect = "convert" }"#, "range"),
+        (r#"{ kind = "withdraw", dirs = "N" }"#, "dirs"),
+        (r#"{ kind = "custodian", dirs = "WR" }"#, "dirs"),
+        (r#"{ kind = "coordinate", dirs = "D" }"#, "dirs"),
+    ];
+    for (power, field) in cases {
+        let text = format!(
+            "name = \"bad\"\nwidth = 8\nheight = 8\nstart = \"7k/8/8/8/8/8/8/K6X w\"\n\
+             [[piece]]\nname = \"King\"\ntoken = \"K\"\nbetza = \"K\"\nroyal = true\n\
+             [[piece]]\nname = \"Effect\"\ntoken = \"X\"\nbetza = \"\"\npowers = [{power}]\n"
+        );
+        let error = fairyzero_rules::Variant::from_toml("bad.toml", &text, None).expect_err(power).to_string();
+        assert!(error.contains(&format!("`{field}`")), "{power}: {error}");
+    }
+}
