@@ -32,6 +32,8 @@ pub enum SetupSelection {
     All,
     /// `K` distinct sequences drawn uniformly ply by ply (seeded).
     Sample(usize),
+    /// The one array a `setup:<hex>` mask names (docs/notation.md).
+    Mask(u64),
 }
 
 impl std::str::FromStr for SetupSelection {
@@ -39,6 +41,9 @@ impl std::str::FromStr for SetupSelection {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         if s == "all" {
             return Ok(SetupSelection::All);
+        }
+        if s.starts_with("setup:") {
+            return Ok(SetupSelection::Mask(fairyzero_rules::notation::parse_setup_mask(s)?));
         }
         match s.strip_prefix("sample:").and_then(|k| k.parse::<usize>().ok()) {
             Some(k) if (1..=MAX_SETUPS).contains(&k) => Ok(SetupSelection::Sample(k)),
@@ -166,6 +171,7 @@ pub fn run_balance(
             let arrays = match sel {
                 SetupSelection::All => all_setups(variant, MAX_SETUPS),
                 SetupSelection::Sample(k) => sample_setups(variant, k, options.seed),
+                SetupSelection::Mask(mask) => Some(vec![Position::setup_mask_moves(variant, mask)?]),
             }
             .ok_or_else(|| Error::NoSetupPhase { variant: variant.name.clone() })?;
             arrays
@@ -307,6 +313,20 @@ fn array_label(rank: usize, array: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `--setups setup:<hex>` selects the one array of the mask: Typhoon's canonical array is
+    /// mask 2 (typhoon.md §2.6: `set:f1=K`, `set:f12=Co`, then every first member).
+    #[test]
+    fn a_mask_selects_its_array() {
+        assert_eq!("setup:1F".parse::<SetupSelection>().unwrap(), SetupSelection::Mask(0x1f));
+        assert!("setup:xyz".parse::<SetupSelection>().is_err());
+        let v = Variant::load("typhoon").unwrap();
+        let moves = Position::setup_mask_moves(&v, 2).unwrap();
+        let mut pos = Position::setup_start(Arc::clone(&v)).unwrap();
+        moves.iter().for_each(|&m| pos.make(m));
+        assert_eq!(pos.to_fen(), Position::start(Arc::clone(&v)).to_fen());
+        assert_eq!(moves_text(&Position::setup_start(Arc::clone(&v)).unwrap(), &moves[..2]), "set:f1=K set:f12=CO");
+    }
 
     /// Scirocco's 512 arrays: every piece is left-right symmetric and there is no castling, so
     /// arrays pair off with their mirror images; each merged array's position is the mirror of

@@ -66,8 +66,10 @@ pub enum Error {
     ReferenceNotInStart { token: String },
     #[error("variant {variant} has no setup phase: --setups does not apply")]
     NoSetupPhase { variant: String },
-    #[error("bad setup selection {text:?} (expected all or sample:K with K from 1 to {MAX_SETUPS})")]
+    #[error("bad setup selection {text:?} (expected all, sample:K with K from 1 to {MAX_SETUPS}, or setup:<hex>)")]
     SetupSelection { text: String },
+    #[error(transparent)]
+    SetupMask(#[from] fairyzero_rules::SetupMaskError),
     #[error("{experiment}: no opening that does not end the game")]
     NoOpening { experiment: String },
     #[error("cannot start the game threads: {0}")]

@@ -62,15 +62,29 @@ impl Position {
     /// phase played with the member of each ply that the mask names; its setup plies stay in
     /// the history, as if played one by one.
     pub fn from_setup_mask(variant: Arc<Variant>, mask: u64) -> Result<Position, SetupMaskError> {
-        let no_phase = || SetupMaskError::NoSetupPhase { variant: variant.name.clone() };
-        let phase = variant.setup.as_ref().ok_or_else(no_phase)?;
-        let choices: Vec<usize> = phase.mask_choices(mask)?.collect();
-        let plies: Vec<_> = phase.plies.iter().map(|p| (p.squares[0], p.pieces)).collect();
-        let mut pos = Position::setup_start(Arc::clone(&variant)).ok_or_else(no_phase)?;
-        for ((left, pieces), choice) in plies.into_iter().zip(choices) {
-            pos.make(Move::normal(left, left).with_kind(MoveKind::Setup).with_piece(pieces[choice]));
+        let moves = Position::setup_mask_moves(&variant, mask)?;
+        let name = variant.name.clone();
+        let mut pos = Position::setup_start(variant).ok_or(SetupMaskError::NoSetupPhase { variant: name })?;
+        for m in moves {
+            pos.make(m);
         }
         Ok(pos)
+    }
+
+    /// The setup plies that a `setup:<hex>` mask stands for, in order.
+    pub fn setup_mask_moves(variant: &Arc<Variant>, mask: u64) -> Result<Vec<Move>, SetupMaskError> {
+        let phase =
+            variant.setup.as_ref().ok_or_else(|| SetupMaskError::NoSetupPhase { variant: variant.name.clone() })?;
+        let choices = phase.mask_choices(mask)?;
+        Ok(phase
+            .plies
+            .iter()
+            .zip(choices)
+            .map(|(ply, choice)| {
+                let left = ply.squares[0];
+                Move::normal(left, left).with_kind(MoveKind::Setup).with_piece(ply.pieces[choice])
+            })
+            .collect())
     }
 
     /// [`Position::from_setup_mask`] of the text `setup:<hex>`.

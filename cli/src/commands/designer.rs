@@ -34,7 +34,8 @@ pub struct BalanceArgs {
     #[arg(long, default_value_t = 100, value_parser = limits::count::<usize>(1, limits::MAX_GAMES))]
     pub games: usize,
 
-    /// Per initial array of a variant with a setup phase: all, or sample:K (K at most 65,536)
+    /// Per initial array of a variant with a setup phase: all, sample:K (K at most 65,536), or
+    /// the one array of a mask setup:<hex>
     #[arg(long)]
     pub setups: Option<SetupSelection>,
 
