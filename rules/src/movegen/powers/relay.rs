@@ -116,10 +116,8 @@ impl<'a> Lending<'a> {
                 Power::Relay { reach, grants, landing } => {
                     for d in &reach[c] {
                         let Some(sq) = first_piece(pos, relayer, d) else { continue };
-                        if !pos.piece_at(sq).is_some_and(|q| q.color() == r.color()) {
-                            continue;
-                        }
-                        if let Some(mut recipient) = self.recipient(sq) {
+                        let friendly = pos.piece_at(sq).is_some_and(|q| q.color() == r.color());
+                        if let Some(mut recipient) = self.recipient(sq).filter(|_| friendly) {
                             lend_grants(pos, relayer, &mut recipient, &grants[c], *landing, out);
                         }
                     }
