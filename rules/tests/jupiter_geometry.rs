@@ -446,3 +446,44 @@ fn bad_geometry_parameters_are_refused_by_name() {
     let e = refusal(r#"{ kind = "zigzag", dirs = "B" }"#);
     assert!(e.contains("dirs"), "{e}");
 }
+
+// --- Random games ------------------------------------------------------------------------------
+
+/// Random games with every geometry piece of both sides (and the unpromoted ones promoting):
+/// at every node the moves are distinct, print and parse back to themselves, and make/unmake
+/// restores the position and its hash.
+#[test]
+fn random_games_with_every_geometry_piece() {
+    use rand::{rngs::StdRng, Rng, SeedableRng};
+    let blue = "K h1, Hoo b3, Haw c3, Boy d3, Gir e3, Tou f3, Cro g3, Cap i3, GrH j3, Eye k3, Yew l3, \
+                FaQ m3, Tal n3, TiH o3, KLi e5, BGn f5, RGn g5, Hlm h5, P c6, P j6, N k5";
+    let tan = "K i16, Hoo o14, Haw n14, Boy m14, Gir l14, Tou k14, Cro j14, Cap h14, GrH g14, Eye f14, \
+               Yew e14, FaQ d14, Tal c14, TiH b14, KLi l12, BGn k12, RGn j12, Hlm i12, P n11, P g11, N f12";
+    let start = position(blue, tan, true);
+    let mut rng = StdRng::seed_from_u64(16);
+    for game in 0..3 {
+        let mut pos = start.clone();
+        for ply in 0..20 {
+            let mut list = MoveList::new();
+            pos.legal_moves(&mut list);
+            if list.is_empty() {
+                break;
+            }
+            let fen = pos.to_fen();
+            let hash = pos.hash();
+            let mut texts: Vec<String> = list.iter().map(|m| pos.move_to_string(m)).collect();
+            for (m, text) in list.iter().zip(&texts) {
+                assert_eq!(pos.parse_move(text), Ok(*m), "game {game} ply {ply}: {text} in {fen}");
+                pos.make(*m);
+                assert_eq!(pos.hash(), pos.compute_hash(), "game {game} ply {ply}: after {text} in {fen}");
+                pos.unmake();
+                assert_eq!((pos.to_fen(), pos.hash()), (fen.clone(), hash), "game {game} ply {ply}: {text}");
+            }
+            let count = texts.len();
+            texts.sort();
+            texts.dedup();
+            assert_eq!(texts.len(), count, "game {game} ply {ply}: a move printed twice in {fen}");
+            pos.make(list[rng.gen_range(0..list.len())]);
+        }
+    }
+}
