@@ -487,3 +487,26 @@ fn random_games_with_every_geometry_piece() {
         }
     }
 }
+
+/// The loader cannot check a General's stopper tokens against the piece table (a power is
+/// concluded alone), so the shipped file is checked here: a misspelt token would silently let
+/// the Generals jump that piece.
+#[test]
+fn general_stoppers_in_jupiter_toml_name_real_pieces() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../configs/variants/jupiter.toml");
+    let table: toml::Table = std::fs::read_to_string(path).unwrap().parse().unwrap();
+    let pieces = table["piece"].as_array().unwrap();
+    let tokens: Vec<String> = pieces.iter().map(|p| p["token"].as_str().unwrap().to_ascii_uppercase()).collect();
+    let mut checked = 0;
+    for power in pieces.iter().filter_map(|p| p.get("powers")).flat_map(|p| p.as_array().unwrap()) {
+        if power["kind"].as_str() != Some("general_jump") {
+            continue;
+        }
+        for stopper in power["stoppers"].as_array().unwrap() {
+            let stopper = stopper.as_str().unwrap();
+            assert!(stopper == "royal" || tokens.contains(&stopper.to_ascii_uppercase()), "unknown stopper {stopper}");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 2, "no general_jump stoppers found");
+}
