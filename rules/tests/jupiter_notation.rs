@@ -342,3 +342,56 @@ fn jupiter_setup_masks() {
     assert!(e.contains("bit 38 must be 0"), "{e}");
     assert!(Position::from_setup_text(Arc::clone(&v), "setup:3fffffff7f").is_ok());
 }
+
+// ---------------------------------------------------------------------------------------------
+// Doubled turns of the real generator (E26) in move text and move lists
+// ---------------------------------------------------------------------------------------------
+
+fn jupiter() -> Arc<Variant> {
+    Variant::load(concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/variants/jupiter.toml"))
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// E26: Blue Dbl h1, W h8, P g8, K b3; Tan P h9, K a16; Blue to move.
+const E26: &str = "k15/16/16/16/16/16/16/7p8/6PW8/16/16/16/16/1K14/16/7(DBL)8 w";
+
+#[test]
+fn e26_every_legal_move_prints_once_and_parses_back() {
+    let mut pos = Position::from_fen(jupiter(), E26).unwrap_or_else(|e| panic!("{e}"));
+    let mut moves = fairyzero_rules::MoveList::new();
+    pos.legal_moves(&mut moves);
+    let texts: Vec<String> = moves.iter().map(|m| pos.move_to_string(m)).collect();
+    for text in ["h8h9,h9h10", "h8h9,h9h8", "h8h7,h7i7", "h8i8,i8i9", "pass"] {
+        assert!(texts.iter().any(|t| t == text), "{text} missing from {texts:?}");
+    }
+    let unique: std::collections::HashSet<&String> = texts.iter().collect();
+    assert_eq!(unique.len(), texts.len(), "{texts:?}");
+    for (m, text) in moves.iter().zip(&texts) {
+        assert_eq!(pos.parse_move(text), Ok(*m), "{text}");
+    }
+}
+
+/// docs/notation.md, move lists: `a,b` is one doubled turn when it is legal, two turns
+/// otherwise; whitespace always separates turns.
+#[test]
+fn e26_move_lists_read_a_legal_pair_as_one_doubled_turn() {
+    let start = Position::from_fen(jupiter(), E26).unwrap();
+    let occupant = |pos: &Position, sq: &str| pos.piece_at(pos.variant().dims.parse_square(sq).unwrap());
+
+    let mut doubled = start.clone();
+    doubled.play_moves("h8h9,h9h10").unwrap();
+    assert_eq!(doubled.ply(), 1, "one turn");
+    assert!(occupant(&doubled, "h9").is_none() && occupant(&doubled, "h10").is_some());
+
+    let mut two_turns = start.clone();
+    two_turns.play_moves("h8h7,a16a15").unwrap();
+    assert_eq!(two_turns.ply(), 2, "h8h7,a16a15 is no doubled turn: Blue's step, then Tan's");
+
+    let mut then_more = start.clone();
+    then_more.play_moves("h8h7,h7g7,a16a15 b3b4").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(then_more.ply(), 3);
+
+    let mut spaced = start;
+    let e = spaced.play_moves("h8h7 h7h6").unwrap_err();
+    assert_eq!(e.text, "h7h6", "whitespace separates turns: h7h6 would be Tan's move");
+}
