@@ -177,3 +177,16 @@ fn doubled_turns_get_distinct_features() {
         pos.make(m);
     }
 }
+
+/// Jupiter's E26 (a doubled Wazir, jupiter.md §10.1): the generated doubled turns and single
+/// steps of the Wazir all get distinct features.
+#[test]
+fn jupiter_e26_doubled_turns_get_distinct_features() {
+    let v = Variant::load(concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/variants/jupiter.toml"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let pos = Position::from_fen(Arc::clone(&v), "k15/16/16/16/16/16/16/7p8/6PW8/16/16/16/16/1K14/16/7(DBL)8 w")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let moves = common::legal(&pos);
+    assert!(moves.iter().filter(|m| m.is_doubled()).count() >= 8, "E26 has 8 doubled turns of the Wazir");
+    assert_eq!(check_positions(&v, &[pos]), moves.len());
+}
