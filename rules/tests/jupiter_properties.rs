@@ -1,0 +1,934 @@
+//! Property tests of the rules engine on random Jupiter positions (jupiter.md; the whole
+//! `configs/variants/jupiter.toml`, all 161 types): make/unmake, incremental hashing against
+//! re-parsed position strings, move text round trips (doubled turns included), the setup masks,
+//! the mirror's refusal of asymmetric armies, and an allocation-free Jupiter perft.
+//!
+//! Positions come from seeded random play (from the canonical array, from the setup phase and
+//! from random `setup:<hex>` arrays) and from random sparse positions that put pieces of all 161
+//! types on random squares, with the turn-procedure pieces (Doubler, Poisoner, Deadly
+//! Nightshade, Kamikaze, tanks, Come Here, Go Away, Tribble, relays, Immobilizer, Fiery Dragon)
+//! drawn more often. Every check names the source, the seed, the ply and the position string, so
+//! a failure can be replayed. The tests count the moves of each Jupiter kind they exercised and
+//! require each count to be positive, so they cannot pass on positions that miss the turn
+//! procedure.
+
+// Counting allocations needs a `GlobalAlloc`, whose trait is unsafe to implement; it only
+// forwards to `System` (as rules/tests/allocations.rs does).
+#![allow(unsafe_code)]
+
+use std::{
+    alloc::{GlobalAlloc, Layout, System},
+    cell::Cell,
+    collections::{BTreeSet, HashMap, HashSet},
+    path::PathBuf,
+    sync::{Arc, OnceLock},
+};
+
+use fairyzero_rules::{Color, Move, MoveKind, MoveList, Piece, PieceType, Position, Square, Variant};
+use rand::{rngs::StdRng, seq::SliceRandom, Rng, SeedableRng};
+
+// ---------------------------------------------------------------------------------------------
+// The variant and its positions
+// ---------------------------------------------------------------------------------------------
+
+fn jupiter() -> Arc<Variant> {
+    static JUPITER: OnceLock<Arc<Variant>> = OnceLock::new();
+    let v = JUPITER.get_or_init(|| {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../configs/variants/jupiter.toml");
+        Variant::load(&path.display().to_string()).unwrap_or_else(|e| panic!("jupiter.toml does not load: {e}"))
+    });
+    assert_eq!(v.piece_count(), 161, "Jupiter has 161 piece types (§3.1)");
+    Arc::clone(v)
+}
+
+fn kind(v: &Variant, token: &str) -> PieceType {
+    v.piece_by_token(token).unwrap_or_else(|| panic!("jupiter.toml has no piece {token}"))
+}
+
+/// The pieces of the turn procedure and of the other Jupiter-only actions, drawn half of the
+/// time by the sparse generator: Doubler, Poisoner, Deadly Nightshade, Kamikaze, Ox and Dragon
+/// Tanks, Come Here, Go Away, Tribble, the relays (Relay Wazir/Firzan, Zoom, Dervish, Harpy),
+/// the Teleporter, Immobilizer, Fiery Dragon, Communist, Cuckoo.
+const FEATURED: &[&str] = &[
+    "DBL", "PSN", "DNI", "KAM", "OXT", "DRT", "CMH", "GOA", "TRB", "RLW", "RLF", "ZOO", "DER", "HA", "TLP", "IM",
+    "FID", "CO", "COO",
+];
+
+/// The royal the sparse positions always hold, one per side.
+const KING: &str = "K";
+
+/// The Fiery Dragon: nothing may start next to a hostile one (it would have burned already).
+const FIERY_DRAGON: &str = "FID";
+
+/// A random sparse position: each side's King, and 1 to 13 more pieces per side of random types
+/// (any of the 161, half of the draws from [`FEATURED`]) on random squares, none next to a
+/// hostile Fiery Dragon; either side to move. Returns the position string.
+fn sparse_fen(v: &Variant, rng: &mut StdRng) -> String {
+    let d = v.dims;
+    let fid = kind(v, FIERY_DRAGON);
+    let featured: Vec<PieceType> = FEATURED.iter().map(|t| kind(v, t)).collect();
+    let mut board: Vec<Option<Piece>> = vec![None; d.squares()];
+    let next_to_hostile = |board: &[Option<Piece>], sq: Square, piece: Piece| {
+        let (f, r) = (d.file(sq), d.rank(sq));
+        (-1..=1).any(|df| {
+            (-1..=1).any(|dr| {
+                d.square(f + df, r + dr)
+                    .and_then(|n| board[n.index()])
+                    .is_some_and(|other| other.color() != piece.color() && (other.kind() == fid || piece.kind() == fid))
+            })
+        })
+    };
+    let place = |board: &mut Vec<Option<Piece>>, piece: Piece, rng: &mut StdRng| {
+        for _ in 0..1000 {
+            let sq = Square(rng.gen_range(0..d.squares()) as u16);
+            if board[sq.index()].is_none() && !next_to_hostile(board, sq, piece) {
+                board[sq.index()] = Some(piece);
+                return;
+            }
+        }
+        panic!("no free square for {piece:?}");
+    };
+    for color in Color::BOTH {
+        place(&mut board, Piece::new(kind(v, KING), color), rng);
+    }
+    for color in Color::BOTH {
+        for _ in 0..rng.gen_range(1..=13) {
+            let t = if rng.gen_bool(0.5) {
+                *featured.choose(rng).unwrap()
+            } else {
+                PieceType(rng.gen_range(0..v.piece_count()) as u8)
+            };
+            place(&mut board, Piece::new(t, color), rng);
+        }
+    }
+    board_fen(v, &board, if rng.gen_bool(0.5) { Color::Blue } else { Color::Tan })
+}
+
+/// A position string from a board (rank 16 first).
+fn board_fen(v: &Variant, board: &[Option<Piece>], side: Color) -> String {
+    let d = v.dims;
+    let mut s = String::new();
+    for rank in (0..d.height as i32).rev() {
+        let mut empty = 0;
+        for file in 0..d.width as i32 {
+            match board[d.square(file, rank).unwrap().index()] {
+                None => empty += 1,
+                Some(p) => {
+                    if empty > 0 {
+                        s.push_str(&empty.to_string());
+                        empty = 0;
+                    }
+                    s.push_str(&v.piece_token(p));
+                }
+            }
+        }
+        if empty > 0 {
+            s.push_str(&empty.to_string());
+        }
+        if rank > 0 {
+            s.push('/');
+        }
+    }
+    s.push_str(if side == Color::Blue { " w" } else { " b" });
+    s
+}
+
+/// The bits a `setup:<hex>` mask may set: one per setup ply, bit 7 (the fixed Regal pair, ruling
+/// §2.3.4) skipped, so the 37 plies read bits 0-6 and 8-37.
+const MASK_BITS: u64 = ((1 << 38) - 1) & !(1 << 7);
+
+/// Where a visited position came from, for failure messages.
+#[derive(Clone, Copy, Debug)]
+enum Source {
+    /// Random play from `Position::start` (the canonical array, setup mask 0).
+    Start,
+    /// Random play from the beginning of the setup phase.
+    SetupPhase,
+    /// Random play from the array of a random `setup:<hex>` mask.
+    Mask(u64),
+    /// Random play from a random sparse position.
+    Sparse,
+}
+
+#[derive(Clone, Copy)]
+struct Ctx {
+    source: Source,
+    seed: u64,
+    game: usize,
+    ply: usize,
+}
+
+impl std::fmt::Display for Ctx {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let source = match self.source {
+            Source::Mask(mask) => format!("setup:{mask:x}"),
+            other => format!("{other:?}"),
+        };
+        write!(f, "[jupiter {source} seed {:#x} game {} ply {}]", self.seed, self.game, self.ply)
+    }
+}
+
+/// Picks a move: a Jupiter action kind if `rng` says so and there is one, a capture half of the
+/// time, otherwise uniformly; so that games reach doubled turns, pushes and promotions.
+fn pick(pos: &Position, legal: &[Move], rng: &mut StdRng) -> Move {
+    if rng.gen_bool(0.3) {
+        let special: Vec<Move> = legal.iter().copied().filter(|m| m.is_doubled() || jupiter_kind(m.kind)).collect();
+        if let Some(m) = special.choose(rng) {
+            return *m;
+        }
+    }
+    if rng.gen_bool(0.5) {
+        let captures: Vec<Move> = legal.iter().copied().filter(|m| pos.is_capture(m)).collect();
+        if let Some(m) = captures.choose(rng) {
+            return *m;
+        }
+    }
+    *legal.choose(rng).expect("pick() needs a legal move")
+}
+
+fn jupiter_kind(kind: MoveKind) -> bool {
+    matches!(kind, MoveKind::Push | MoveKind::Pull | MoveKind::Reproduce | MoveKind::Shove)
+}
+
+/// The kinds of start a walk draws from.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Start {
+    /// The canonical array, the setup phase and random `setup:<hex>` arrays, in turn.
+    Arrays,
+    /// Random sparse positions.
+    Sparse,
+}
+
+/// Seeded random games: `games` games from `start`, each of at most `plies` plies, calling
+/// `visit` on every position reached with its legal moves. `visit` must leave the position as it
+/// found it; this is checked.
+fn walk(start: Start, games: usize, plies: usize, seed: u64, mut visit: impl FnMut(&Ctx, &mut Position, &[Move])) {
+    let v = jupiter();
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut legal = MoveList::new();
+    let mut sparse_refused = Vec::new();
+    for game in 0..games {
+        let (source, mut pos) = match (start, game % 3) {
+            (Start::Arrays, 0) => (Source::Start, Position::start(Arc::clone(&v))),
+            (Start::Arrays, 1) => {
+                (Source::SetupPhase, Position::setup_start(Arc::clone(&v)).expect("Jupiter has a setup phase"))
+            }
+            (Start::Arrays, _) => {
+                let mask = rng.gen::<u64>() & MASK_BITS;
+                let text = format!("setup:{mask:x}");
+                let pos = Position::from_setup_text(Arc::clone(&v), &text).unwrap_or_else(|e| panic!("{text}: {e}"));
+                (Source::Mask(mask), pos)
+            }
+            (Start::Sparse, _) => {
+                let fen = sparse_fen(&v, &mut rng);
+                match Position::from_fen(Arc::clone(&v), &fen) {
+                    Ok(pos) => (Source::Sparse, pos),
+                    Err(e) => {
+                        sparse_refused.push(format!("{fen}: {e}"));
+                        continue;
+                    }
+                }
+            }
+        };
+        for ply in 0..=plies {
+            let ctx = Ctx { source, seed, game, ply };
+            pos.legal_moves(&mut legal);
+            let (hash, fen) = (pos.hash(), pos.to_fen());
+            visit(&ctx, &mut pos, &legal);
+            assert_eq!(pos.hash(), hash, "{ctx} the visitor changed the position {fen}");
+            assert_eq!(pos.to_fen(), fen, "{ctx} the visitor changed the position");
+            if legal.is_empty() || pos.outcome_with(&legal).is_some() || ply == plies {
+                break;
+            }
+            let m = pick(&pos, &legal, &mut rng);
+            pos.make(m);
+        }
+    }
+    // A sparse position is refused only for a reason the generator should have avoided.
+    assert!(sparse_refused.len() * 10 <= games, "sparse positions refused: {sparse_refused:#?}");
+}
+
+/// A move's text and fields, for failure messages.
+fn describe(pos: &Position, m: &Move) -> String {
+    format!("{} ({})", pos.move_to_string(m), fields(pos, m))
+}
+
+/// A move's fields in square names (the `Debug` form lists all 30 capture slots).
+fn fields(pos: &Position, m: &Move) -> String {
+    let d = pos.variant().dims;
+    let name = |s: Square| if s.is_none() { "-".to_string() } else { d.square_name(s) };
+    let action = |a: Move| {
+        let captures: Vec<String> = a.captures().iter().map(|&s| name(s)).collect();
+        format!(
+            "{:?} {}-{} piece {:?} aux {} removes {captures:?}",
+            a.kind,
+            name(a.from),
+            name(a.to),
+            a.piece,
+            name(a.aux)
+        )
+    };
+    match m.second_action() {
+        Some(second) => format!("{} then {}", action(m.first_action()), action(second)),
+        None => action(*m),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Coverage: what the checked moves exercised
+// ---------------------------------------------------------------------------------------------
+
+/// Moves of each Jupiter form among those checked (an action of a doubled turn counts for its
+/// kind too), and turns in which the turn procedure removed a piece of the mover (poison,
+/// burning, a Kamikaze's death).
+#[derive(Default, Debug)]
+struct Coverage {
+    moves: u64,
+    doubled: u64,
+    pushes: u64,
+    pulls: u64,
+    reproductions: u64,
+    shoves: u64,
+    mover_lost_pieces: u64,
+    /// Moves listed twice by `legal_moves` (a move is one entry: jupiter.md §9.2), with the
+    /// first few positions where it happened.
+    duplicates: u64,
+    duplicate_examples: Vec<String>,
+}
+
+impl Coverage {
+    /// Records the moves that `legal` lists more than once.
+    fn note_duplicates(&mut self, ctx: &Ctx, pos: &Position, legal: &[Move]) {
+        let mut seen = HashSet::with_capacity(legal.len());
+        for m in legal {
+            if !seen.insert(*m) {
+                self.duplicates += 1;
+                if self.duplicate_examples.len() < 4 {
+                    self.duplicate_examples.push(format!(
+                        "{ctx} {} listed twice in {}",
+                        pos.move_to_string(m),
+                        pos.to_fen()
+                    ));
+                }
+            }
+        }
+    }
+
+    fn count(&mut self, m: &Move) {
+        self.moves += 1;
+        self.doubled += m.is_doubled() as u64;
+        for action in [Some(m.first_action()), m.second_action()].into_iter().flatten() {
+            match action.kind {
+                MoveKind::Push => self.pushes += 1,
+                MoveKind::Pull => self.pulls += 1,
+                MoveKind::Reproduce => self.reproductions += 1,
+                MoveKind::Shove => self.shoves += 1,
+                _ => {}
+            }
+        }
+    }
+
+    /// Every Jupiter form was exercised (the turn procedure has landed: doubled turns,
+    /// push, pull, reproduction, tank shoves, and the penalties of §5.4-§5.5).
+    fn assert_complete(&self, what: &str) {
+        eprintln!("{what}: {self:?}");
+        let counts = [
+            ("doubled turns", self.doubled),
+            ("pushes", self.pushes),
+            ("pulls", self.pulls),
+            ("reproductions", self.reproductions),
+            ("shoves", self.shoves),
+            ("turns where the mover lost a piece", self.mover_lost_pieces),
+        ];
+        for (name, n) in counts {
+            assert!(n > 0, "{what}: no {name} were exercised: {self:?}");
+        }
+        self.assert_no_duplicates(what);
+    }
+
+    fn assert_no_duplicates(&self, what: &str) {
+        assert_eq!(self.duplicates, 0, "{what}: legal moves listed twice: {:#?}", self.duplicate_examples);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. make / unmake and hashing
+// ---------------------------------------------------------------------------------------------
+
+/// Every observable part of a position's state. Royal squares are not public: the squares
+/// holding royal pieces (from the board) and the check status of both sides (which reads the
+/// tracked royal squares) stand for them.
+#[derive(PartialEq, Debug)]
+struct Snapshot {
+    fen: String,
+    hash: u64,
+    board: Vec<Option<Piece>>,
+    counts: Vec<u16>,
+    occupied: [Vec<Square>; 2],
+    royal_squares: BTreeSet<Square>,
+    in_check: [bool; 2],
+    side: Color,
+    ply: u32,
+    halfmove: u32,
+    repetitions: usize,
+    played: usize,
+    setup_ply: Option<usize>,
+}
+
+fn snapshot(pos: &Position) -> Snapshot {
+    let v = pos.variant();
+    Snapshot {
+        fen: pos.to_fen(),
+        hash: pos.hash(),
+        board: pos.board().to_vec(),
+        counts: pos.piece_counts().to_vec(),
+        occupied: [pos.occupied(Color::Blue).iter().collect(), pos.occupied(Color::Tan).iter().collect()],
+        royal_squares: (0..pos.board().len())
+            .map(|i| Square(i as u16))
+            .filter(|&s| pos.piece_at(s).is_some_and(|p| v.piece_def(p.kind()).royal))
+            .collect(),
+        in_check: [pos.in_check(Color::Blue), pos.in_check(Color::Tan)],
+        side: pos.side_to_move(),
+        ply: pos.ply(),
+        halfmove: pos.halfmove_clock(),
+        repetitions: pos.repetitions(),
+        played: pos.moves_played().count(),
+        setup_ply: pos.setup_ply_index(),
+    }
+}
+
+/// Counts and occupancy agree with the board.
+fn check_derived(ctx: &Ctx, pos: &Position, when: &str) {
+    let v = pos.variant();
+    let mut counts = vec![0u16; v.piece_count() * 2];
+    let mut occupied: [Vec<Square>; 2] = [Vec::new(), Vec::new()];
+    for (i, p) in pos.board().iter().enumerate() {
+        if let Some(p) = p {
+            counts[p.index()] += 1;
+            occupied[p.color().index()].push(Square(i as u16));
+        }
+    }
+    assert_eq!(pos.piece_counts(), &counts[..], "{ctx} {when}: piece counts disagree with the board {}", pos.to_fen());
+    for c in Color::BOTH {
+        let set: Vec<Square> = pos.occupied(c).iter().collect();
+        assert_eq!(set, occupied[c.index()], "{ctx} {when}: {c:?} occupancy disagrees with {}", pos.to_fen());
+    }
+}
+
+/// Makes and unmakes every legal move: the hash after make is the hash of the position re-read
+/// from its string (outside the setup phase, whose progress a position string cannot hold), and
+/// unmake restores every part of the state.
+fn check_make_unmake(ctx: &Ctx, pos: &mut Position, legal: &[Move], cov: &mut Coverage) {
+    cov.note_duplicates(ctx, pos, legal);
+    let v = Arc::clone(pos.variant());
+    assert_eq!(pos.hash(), pos.compute_hash(), "{ctx} incremental hash is stale in {}", pos.to_fen());
+    check_derived(ctx, pos, "before make");
+    let before = snapshot(pos);
+    let copy = pos.clone();
+    for m in legal {
+        let mover = pos.side_to_move();
+        let mover_pieces = pos.occupied(mover).len();
+        pos.make(*m);
+        cov.count(m);
+        let after_fen = pos.to_fen();
+        assert_eq!(
+            pos.hash(),
+            pos.compute_hash(),
+            "{ctx} after make({}) from {}: incremental hash differs from compute_hash",
+            describe(&copy, m),
+            before.fen
+        );
+        if m.kind != MoveKind::Setup {
+            assert_eq!(pos.side_to_move(), mover.other(), "{ctx} make({}) did not pass the turn", describe(&copy, m));
+        }
+        assert_eq!(pos.ply(), before.ply + 1, "{ctx} make() did not count the ply");
+        assert_eq!(pos.moves_played().last(), Some(*m), "{ctx} make() did not record the move");
+        check_derived(ctx, pos, "after make");
+        if !pos.in_setup() {
+            let reparsed = Position::from_fen(Arc::clone(&v), &after_fen).unwrap_or_else(|e| {
+                panic!("{ctx} after make({}) from {}: {after_fen} does not parse: {e}", describe(&copy, m), before.fen)
+            });
+            assert_eq!(reparsed.to_fen(), after_fen, "{ctx} to_fen/from_fen/to_fen after {}", describe(&copy, m));
+            assert_eq!(
+                reparsed.hash(),
+                pos.hash(),
+                "{ctx} after make({}) from {}: the incremental hash differs from that of the re-read {after_fen}",
+                describe(&copy, m),
+                before.fen
+            );
+            assert_eq!(reparsed.board(), pos.board(), "{ctx} {after_fen}");
+            assert_eq!(reparsed.piece_counts(), pos.piece_counts(), "{ctx} {after_fen}");
+            let royals_made = snapshot(pos);
+            let royals_read = snapshot(&reparsed);
+            assert_eq!(
+                (royals_made.royal_squares, royals_made.in_check),
+                (royals_read.royal_squares, royals_read.in_check),
+                "{ctx} royal squares or check status after make({}) vs re-read {after_fen}",
+                describe(&copy, m)
+            );
+        }
+        // The turn procedure's penalties: poison, burning, a Kamikaze's death (and not a
+        // reproduction, which adds a piece; nor a self-capture, which is the move itself).
+        let own_loss = pos.occupied(mover).len() < mover_pieces;
+        if own_loss && m.kind != MoveKind::SelfCapture && !m.is_doubled() && m.kind != MoveKind::Shove {
+            cov.mover_lost_pieces += 1;
+        }
+        pos.unmake();
+        assert_eq!(
+            pos.hash(),
+            pos.compute_hash(),
+            "{ctx} after make/unmake of {} in {}: incremental hash differs from compute_hash",
+            describe(&copy, m),
+            before.fen
+        );
+        let restored = snapshot(pos);
+        assert_eq!(restored, before, "{ctx} make/unmake of {} did not restore", describe(&copy, m));
+        assert!(*pos == copy, "{ctx} make/unmake of {} broke Position equality", describe(&copy, m));
+    }
+    // Several turns deep and back again.
+    let mut scratch = MoveList::new();
+    let mut made = 0;
+    for i in 0..legal.len().min(3) {
+        pos.legal_moves(&mut scratch);
+        if scratch.is_empty() {
+            break;
+        }
+        pos.make(scratch[(i * 7) % scratch.len()]);
+        made += 1;
+        assert_eq!(pos.hash(), pos.compute_hash(), "{ctx} hash stale at depth {made} from {}", before.fen);
+    }
+    for _ in 0..made {
+        pos.unmake();
+    }
+    assert_eq!(snapshot(pos), before, "{ctx} multi-turn make/unmake did not restore");
+}
+
+#[test]
+fn make_unmake_and_hash_on_random_play_from_the_arrays() {
+    let mut cov = Coverage::default();
+    walk(Start::Arrays, 6, 40, 0x1_0001, |ctx, pos, legal| {
+        if ctx.ply % 4 == 0 {
+            check_make_unmake(ctx, pos, legal, &mut cov)
+        }
+    });
+    eprintln!("arrays: {cov:?}");
+    cov.assert_no_duplicates("arrays make/unmake");
+    assert!(cov.moves > 2_000, "only {} moves were checked", cov.moves);
+}
+
+#[test]
+fn make_unmake_and_hash_on_random_sparse_positions() {
+    let mut cov = Coverage::default();
+    walk(Start::Sparse, 40, 10, 0x1_0002, |ctx, pos, legal| check_make_unmake(ctx, pos, legal, &mut cov));
+    cov.assert_complete("sparse make/unmake");
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. move text
+// ---------------------------------------------------------------------------------------------
+
+/// Every legal move prints to a text that reads back as the same move, and no two print alike;
+/// a doubled turn prints as its two actions joined by `,` (jupiter.md §9.2).
+///
+/// `parse_move` generates the legal moves and prints each until one matches, so calling it for
+/// every move costs the square of their number (thousands of doubled turns next to a Doubler).
+/// Every text is instead read by `find_move` against its own move alone (it parses the text and
+/// compares it with the move's printing) and, since no two legal moves print alike, that is what
+/// `parse_move` answers; `parse_move` itself reads a sample of each position's moves, doubled
+/// turns included.
+fn check_move_text(ctx: &Ctx, pos: &mut Position, legal: &[Move], cov: &mut Coverage) {
+    cov.note_duplicates(ctx, pos, legal);
+    let fen = pos.to_fen();
+    let mut seen: HashMap<String, Move> = HashMap::with_capacity(legal.len());
+    for m in legal {
+        let text = pos.move_to_string(m);
+        assert!(
+            !text.is_empty() && !text.contains(' '),
+            "{ctx} unusable move text {text:?} for {} in {fen}",
+            fields(pos, m)
+        );
+        assert_eq!(
+            text.contains(','),
+            m.is_doubled(),
+            "{ctx} {text:?} ({}): a doubled turn has a ',' in {fen}",
+            fields(pos, m)
+        );
+        assert_eq!(
+            pos.find_move(&text, std::slice::from_ref(m)),
+            Ok(Some(*m)),
+            "{ctx} {text:?} does not read back as {} in {fen}",
+            fields(pos, m)
+        );
+        if let Some(other) = seen.insert(text.clone(), *m) {
+            if other != *m {
+                panic!(
+                    "{ctx} legal moves {} and {} both print as {text:?} in {fen}",
+                    fields(pos, m),
+                    fields(pos, &other)
+                );
+            }
+        }
+        cov.count(m);
+    }
+    let singles = legal.iter().filter(|m| !m.is_doubled());
+    let doubled = legal.iter().filter(|m| m.is_doubled());
+    let step = |n: usize| (n / 3).max(1);
+    let n_single = legal.len() - cov_doubled(legal);
+    let sample: Vec<Move> = singles
+        .step_by(step(n_single))
+        .take(3)
+        .chain(doubled.step_by(step(cov_doubled(legal))).take(3))
+        .copied()
+        .collect();
+    for m in sample {
+        let text = pos.move_to_string(&m);
+        assert_eq!(pos.parse_move(&text), Ok(m), "{ctx} parse_move({text:?}) in {fen}");
+    }
+    assert!(pos.parse_move("").is_err(), "{ctx} the empty move was accepted");
+}
+
+fn cov_doubled(legal: &[Move]) -> usize {
+    legal.iter().filter(|m| m.is_doubled()).count()
+}
+
+#[test]
+fn move_text_round_trips_on_random_play_from_the_arrays() {
+    let mut cov = Coverage::default();
+    walk(Start::Arrays, 6, 40, 0x2_0001, |ctx, pos, legal| check_move_text(ctx, pos, legal, &mut cov));
+    eprintln!("arrays: {cov:?}");
+    cov.assert_no_duplicates("arrays move text");
+    assert!(cov.moves > 10_000, "only {} move texts were checked", cov.moves);
+}
+
+#[test]
+fn move_text_round_trips_on_random_sparse_positions() {
+    let mut cov = Coverage::default();
+    walk(Start::Sparse, 60, 10, 0x2_0002, |ctx, pos, legal| check_move_text(ctx, pos, legal, &mut cov));
+    cov.mover_lost_pieces = 1; // not observed by this test (no move is made)
+    cov.assert_complete("sparse move text");
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. setup masks
+// ---------------------------------------------------------------------------------------------
+
+/// `setup:<hex>` names the array of playing each setup ply with the member its bit chooses: mask
+/// 0 is the canonical start, every array is the 180° rotation of itself with colours swapped
+/// (§2.4: Tan's army is Blue's rotated), the setup plies stay in the history, and the bits no
+/// ply reads (7, the fixed Regal pair; 38 and up) are refused.
+#[test]
+fn setup_masks_name_rotation_symmetric_arrays() {
+    let v = jupiter();
+    let d = v.dims;
+    let start = Position::start(Arc::clone(&v));
+    let zero = Position::from_setup_text(Arc::clone(&v), "setup:0").unwrap();
+    assert_eq!(zero.board(), start.board(), "setup:0 is the canonical array");
+    assert!(Position::from_setup_text(Arc::clone(&v), "setup:80").is_err(), "bit 7 is the fixed Regal pair");
+    assert!(Position::from_setup_text(Arc::clone(&v), &format!("setup:{:x}", 1u64 << 38)).is_err(), "bit 38");
+    assert!(Position::from_setup_text(Arc::clone(&v), "setup:").is_err());
+    let mut rng = StdRng::seed_from_u64(0x3_0001);
+    let mut arrays = BTreeSet::new();
+    for _ in 0..40 {
+        let mask = rng.gen::<u64>() & MASK_BITS;
+        let text = format!("setup:{mask:X}");
+        let pos = Position::from_setup_text(Arc::clone(&v), &text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert!(!pos.in_setup(), "{text}: the setup phase is over");
+        assert_eq!(pos.moves_played().count(), 37, "{text}: the 37 setup plies are in the history");
+        assert!(pos.moves_played().all(|m| m.kind == MoveKind::Setup), "{text}");
+        for i in 0..d.squares() {
+            let sq = Square(i as u16);
+            let rotated = pos.piece_at(d.rotate(sq)).map(|p| Piece::new(p.kind(), p.color().other()));
+            assert_eq!(
+                pos.piece_at(sq),
+                rotated,
+                "{text}: the array is not rotation symmetric at {}",
+                d.square_name(sq)
+            );
+        }
+        // Each mask bit changes the array: a bit read twice or not at all would show here.
+        for bit in (0..38).filter(|b| MASK_BITS >> b & 1 == 1).step_by(5) {
+            let other = Position::from_setup_mask(Arc::clone(&v), mask ^ (1 << bit)).unwrap();
+            assert_ne!(other.board(), pos.board(), "{text}: bit {bit} changes nothing");
+        }
+        arrays.insert(pos.to_fen());
+        // The array reparses as itself.
+        let reparsed = Position::from_fen(Arc::clone(&v), &pos.to_fen()).unwrap();
+        assert_eq!(reparsed.hash(), pos.hash(), "{text}: hash of the re-read array");
+    }
+    assert_eq!(arrays.len(), 40, "distinct masks give distinct arrays");
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. mirror
+// ---------------------------------------------------------------------------------------------
+
+/// Jupiter's asymmetric pieces (the Right and Left Generals, §3.4, among others) make a position
+/// unfit for the mirror augmentation; a position of left-right symmetric pieces only is fit, and
+/// its mirror image has the mirrored moves.
+#[test]
+fn asymmetric_jupiter_positions_are_not_mirrored() {
+    let v = jupiter();
+    let d = v.dims;
+    for token in ["RTG", "LFG"] {
+        assert!(!v.mirror_safe[kind(&v, token).index()], "{token} moves asymmetrically");
+    }
+    assert!(v.mirror_safe[kind(&v, "Q").index()], "the Queen is symmetric");
+    let mut rng = StdRng::seed_from_u64(0x4_0001);
+    // Every array holds both Generals: none may be mirrored, nor any position of the setup phase.
+    assert!(Position::start(Arc::clone(&v)).mirrored().is_none(), "the canonical array");
+    assert!(!Position::setup_start(Arc::clone(&v)).unwrap().mirror_safe(), "the setup phase");
+    for _ in 0..10 {
+        let mask = rng.gen::<u64>() & MASK_BITS;
+        let pos = Position::from_setup_mask(Arc::clone(&v), mask).unwrap();
+        assert!(!pos.mirror_safe() && pos.mirrored().is_none(), "setup:{mask:x} must not be mirrored");
+    }
+    // Sparse positions: fit exactly when every piece is of a mirror-safe type.
+    let safe: Vec<PieceType> =
+        (0..v.piece_count()).map(|i| PieceType(i as u8)).filter(|t| v.mirror_safe[t.index()]).collect();
+    let unsafe_types: Vec<PieceType> =
+        (0..v.piece_count()).map(|i| PieceType(i as u8)).filter(|t| !v.mirror_safe[t.index()]).collect();
+    eprintln!("{} of 161 Jupiter types are mirror-safe", safe.len());
+    assert!(safe.contains(&kind(&v, KING)), "the King (and its promotions) are symmetric");
+    let fid = kind(&v, FIERY_DRAGON);
+    let (mut fit, mut unfit) = (0, 0);
+    let (mut doubled, mut other_route) = (0, 0);
+    for round in 0..60 {
+        let with_asymmetric = round % 2 == 1;
+        let mut board: Vec<Option<Piece>> = vec![None; d.squares()];
+        let mut free: Vec<Square> = (0..d.squares()).map(|i| Square(i as u16)).collect();
+        free.shuffle(&mut rng);
+        board[free.pop().unwrap().index()] = Some(Piece::new(kind(&v, KING), Color::Blue));
+        board[free.pop().unwrap().index()] = Some(Piece::new(kind(&v, KING), Color::Tan));
+        for i in 0..rng.gen_range(2..10) {
+            let types = if with_asymmetric && i == 0 { &unsafe_types } else { &safe };
+            let t = *types.choose(&mut rng).unwrap();
+            if t == fid {
+                continue; // keeps clear of the burning invariant
+            }
+            let color = if i % 2 == 0 { Color::Blue } else { Color::Tan };
+            board[free.pop().unwrap().index()] = Some(Piece::new(t, color));
+        }
+        let fen = board_fen(&v, &board, Color::Blue);
+        let mut pos = Position::from_fen(Arc::clone(&v), &fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
+        let has_asymmetric = board.iter().flatten().any(|p| !v.mirror_safe[p.kind().index()]);
+        assert_eq!(pos.mirror_safe(), !has_asymmetric, "mirror_safe of {fen}");
+        let Some(image) = pos.mirrored() else {
+            unfit += 1;
+            continue;
+        };
+        fit += 1;
+        let mut image = image.unwrap_or_else(|e| panic!("mirror of {fen}: {e}"));
+        let mut ours = MoveList::new();
+        let mut theirs = MoveList::new();
+        pos.legal_moves(&mut ours);
+        image.legal_moves(&mut theirs);
+        let flip = |s: Square| if s.is_none() { s } else { d.mirror(s) };
+        let flip_action = |a: Move| {
+            let mut out =
+                Move::normal(flip(a.from), flip(a.to)).with_kind(a.kind).with_piece(a.piece).with_aux(flip(a.aux));
+            for &c in a.captures() {
+                out.add_capture(flip(c));
+            }
+            out
+        };
+        // Single actions map one to one.
+        let expected: HashSet<Move> = ours.iter().filter(|m| !m.is_doubled()).map(|m| flip_action(*m)).collect();
+        let got: HashSet<Move> = theirs.iter().filter(|m| !m.is_doubled()).copied().collect();
+        let missing: Vec<String> = expected.difference(&got).map(|m| image.move_to_string(m)).collect();
+        let extra: Vec<String> = got.difference(&expected).map(|m| image.move_to_string(m)).collect();
+        assert!(
+            missing.is_empty() && extra.is_empty(),
+            "the mirror image {} of {fen} has other moves: missing {missing:?}, extra {extra:?}",
+            image.to_fen()
+        );
+        // Doubled turns are merged by their combined effect, one route standing for all
+        // (jupiter.md §9.2), and which route is kept depends on the generation order, which the
+        // mirror does not keep: the image has the mirrored effects, not always the mirrored
+        // routes. Compared by effect; the routes that differ are counted.
+        let doubled_effects = |p: &mut Position, list: &MoveList, mirror: bool| {
+            let unique: HashSet<Move> = list.iter().filter(|m| m.is_doubled()).copied().collect();
+            let mut effects: Vec<String> = unique
+                .iter()
+                .map(|m| {
+                    p.make(*m);
+                    let board: Vec<Option<Piece>> = (0..d.squares())
+                        .map(|i| {
+                            let sq = Square(i as u16);
+                            p.piece_at(if mirror { d.mirror(sq) } else { sq })
+                        })
+                        .collect();
+                    p.unmake();
+                    board_fen(&v, &board, p.side_to_move())
+                })
+                .collect();
+            effects.sort();
+            effects
+        };
+        assert_eq!(
+            doubled_effects(&mut pos, &ours, true),
+            doubled_effects(&mut image, &theirs, false),
+            "the doubled turns of the mirror image {} of {fen} have other effects",
+            image.to_fen()
+        );
+        let theirs_set: HashSet<Move> = theirs.iter().copied().collect();
+        for m in ours.iter().filter(|m| m.is_doubled()) {
+            doubled += 1;
+            let mirrored = Move::doubled(flip_action(m.first_action()), flip_action(m.second_action().unwrap()));
+            if !theirs_set.contains(&mirrored) {
+                other_route += 1;
+                if other_route == 1 {
+                    eprintln!(
+                        "{} in {fen} has its effect in the mirror image {} under another route, not as {}",
+                        pos.move_to_string(m),
+                        image.to_fen(),
+                        image.move_to_string(&mirrored)
+                    );
+                }
+            }
+        }
+    }
+    eprintln!(
+        "mirror: {doubled} doubled turns in fit positions, {other_route} of them kept another route in the image"
+    );
+    assert!(fit >= 20 && unfit >= 20, "fit {fit}, unfit {unfit}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// 5. allocation-free perft
+// ---------------------------------------------------------------------------------------------
+
+struct CountingAllocator;
+
+thread_local! {
+    /// Allocations of this thread while `COUNTING` is set (const-initialised: reading it never
+    /// allocates, so the allocator may use it).
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+    static COUNTING: Cell<bool> = const { Cell::new(false) };
+}
+
+fn note_allocation() {
+    if COUNTING.with(Cell::get) {
+        ALLOCATIONS.with(|n| n.set(n.get() + 1));
+    }
+}
+
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note_allocation();
+        System.alloc(layout)
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        note_allocation();
+        System.alloc_zeroed(layout)
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        note_allocation();
+        System.realloc(ptr, layout, new_size)
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout)
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
+
+/// Allocations made by `f` on this thread.
+fn allocations_of(f: impl FnOnce()) -> usize {
+    ALLOCATIONS.with(|n| n.set(0));
+    COUNTING.with(|c| c.set(true));
+    f();
+    COUNTING.with(|c| c.set(false));
+    ALLOCATIONS.with(Cell::get)
+}
+
+/// Perft with one reused move list per depth, as search keeps them.
+fn perft_reusing(pos: &mut Position, depth: usize, lists: &mut [MoveList]) -> u64 {
+    let (list, rest) = lists.split_first_mut().expect("one list per depth");
+    pos.legal_moves(list);
+    if depth == 1 {
+        return list.len() as u64;
+    }
+    let mut nodes = 0;
+    for i in 0..list.len() {
+        pos.make(list[i]);
+        nodes += perft_reusing(pos, depth - 1, rest);
+        pos.unmake();
+    }
+    nodes
+}
+
+#[test]
+fn the_counter_sees_allocations() {
+    let n = allocations_of(|| drop(std::hint::black_box(vec![1u8; 10])));
+    assert_eq!(n, 1);
+}
+
+/// Jupiter's perft allocates nothing per node once its buffers have grown, on the middlegame of
+/// `tools/gen_jupiter_perft.py` with a Doubler, relays, a Poisoner, a Teleporter and a Zoom
+/// (doubled turns, relayed moves, the turn procedure's snapshot and checks), and on the one with
+/// tanks, magnets and Tribbles. `perft` itself allocates its per-depth lists once per call.
+#[test]
+fn jupiter_perft_allocates_nothing_per_node() {
+    const MIDDLEGAMES: [&str; 3] = [
+        // doubler and relays
+        "k15/1(co)14/16/7(dbl)8/4p6(psn)4/16/7(gu)8/2b1(NRT)6r4/5(HA)1R8/9n6/2N3W9/6(RLW)2(DER)6/3(RLF)3(DBL)8/2(ZOO)13/4(TLP)11/15K w",
+        // tanks, magnets and Tribbles
+        "k14(co)/16/12(oxt)3/4(drt)7(gu)3/3r8p3/5p(hlm)9/2(TRB)6(cmh)6/3(goa)7(GOA)4/5(CMH)2W7/7P5(trb)2/7(HLM)8/3(GU)12/3P6N5/3(OXT)5(DRT)6/B15/15K b",
+        // poison, fire and Kamikaze
+        "k15/16/1b14/4p11/1(KAM)1(dni)3(gu)4(kam)3/9(fid)6/16/10N5/1(PSN)11(psn)2/7Q8/5(DNI)10/12R3/3(FID)12/6(HU)6n2/16/15K w",
+    ];
+    let v = jupiter();
+    for fen in MIDDLEGAMES {
+        let mut pos = Position::from_fen(Arc::clone(&v), fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
+        let mut lists: Vec<MoveList> = vec![MoveList::new(), MoveList::new()];
+        let warm = perft_reusing(&mut pos, 2, &mut lists);
+        let mut nodes = 0;
+        let allocations = allocations_of(|| nodes = perft_reusing(&mut pos, 2, &mut lists));
+        assert_eq!(nodes, warm, "{fen}: perft(2) is deterministic");
+        assert_eq!(nodes, fairyzero_rules::perft(&mut pos, 2), "{fen}: against the library perft");
+        assert!(nodes > 1_000, "{fen}: perft(2) = {nodes} exercises too little");
+        assert_eq!(allocations, 0, "{fen}: {allocations} allocations in perft(2) = {nodes} nodes at steady state");
+        // The library perft: a fixed number of allocations (its lists), none per node.
+        let mut library = 0;
+        let per_call = allocations_of(|| library = fairyzero_rules::perft(&mut pos, 2));
+        assert!(per_call <= 16, "{fen}: perft(2) = {library} nodes made {per_call} allocations");
+    }
+}
+
+#[test]
+#[ignore]
+fn scratch_minimize() {
+    let v = jupiter();
+    let fen = std::env::var("FEN").unwrap();
+    let dup = |pos: &mut Position| {
+        let mut l = MoveList::new();
+        pos.legal_moves(&mut l);
+        let mut seen = HashSet::new();
+        l.iter().find(|m| !seen.insert(**m)).map(|m| pos.move_to_string(m))
+    };
+    let mut pos = Position::from_fen(Arc::clone(&v), &fen).unwrap();
+    assert!(dup(&mut pos).is_some());
+    loop {
+        let mut shrunk = false;
+        for i in 0..pos.board().len() {
+            let sq = Square(i as u16);
+            if pos.piece_at(sq).is_none() {
+                continue;
+            }
+            if let Ok(mut smaller) = pos.edited(&[(sq, None)]) {
+                if dup(&mut smaller).is_some() {
+                    pos = smaller;
+                    shrunk = true;
+                }
+            }
+        }
+        if !shrunk {
+            break;
+        }
+    }
+    eprintln!("MIN {} dup {:?}", pos.to_fen(), dup(&mut pos));
+}
