@@ -190,6 +190,11 @@ fn jupiter_kind(kind: MoveKind) -> bool {
     matches!(kind, MoveKind::Push | MoveKind::Pull | MoveKind::Reproduce | MoveKind::Shove)
 }
 
+/// `JUPITER_PROPERTY_SCALE` times as many games (1 if unset): a longer hunt for bugs, by hand.
+fn scale() -> usize {
+    std::env::var("JUPITER_PROPERTY_SCALE").ok().and_then(|s| s.parse().ok()).unwrap_or(1)
+}
+
 /// The kinds of start a walk draws from.
 #[derive(Clone, Copy, PartialEq, Debug)]
 enum Start {
@@ -204,6 +209,7 @@ enum Start {
 /// found it; this is checked.
 fn walk(start: Start, games: usize, plies: usize, seed: u64, mut visit: impl FnMut(&Ctx, &mut Position, &[Move])) {
     let v = jupiter();
+    let games = games * scale();
     let mut rng = StdRng::seed_from_u64(seed);
     let mut legal = MoveList::new();
     let mut sparse_refused = Vec::new();
@@ -538,6 +544,7 @@ fn make_unmake_and_hash_on_random_sparse_positions() {
 /// turns included.
 fn check_move_text(ctx: &Ctx, pos: &mut Position, legal: &[Move], cov: &mut Coverage) {
     cov.note_duplicates(ctx, pos, legal);
+    check_reread(ctx, pos, legal);
     let fen = pos.to_fen();
     let mut seen: HashMap<String, Move> = HashMap::with_capacity(legal.len());
     for m in legal {
@@ -587,6 +594,37 @@ fn check_move_text(ctx: &Ctx, pos: &mut Position, legal: &[Move], cov: &mut Cove
     assert!(pos.parse_move("").is_err(), "{ctx} the empty move was accepted");
 }
 
+/// The position re-read from its string is the same position: board, side, hash, and moves.
+/// Its legal moves include those of the played position: a move that would repeat a position a
+/// third time (§8) is illegal only with the history, which a position string does not hold.
+fn check_reread(ctx: &Ctx, pos: &mut Position, legal: &[Move]) {
+    if pos.in_setup() {
+        return; // a position string cannot hold the setup phase's progress
+    }
+    let fen = pos.to_fen();
+    let mut q = Position::from_fen(Arc::clone(pos.variant()), &fen)
+        .unwrap_or_else(|e| panic!("{ctx} to_fen() output {fen} does not parse back: {e}"));
+    assert_eq!(q.to_fen(), fen, "{ctx} to_fen/from_fen/to_fen changed the string");
+    assert_eq!(q.hash(), pos.hash(), "{ctx} the re-read {fen} has another hash");
+    assert_eq!(q.board(), pos.board(), "{ctx} {fen}");
+    assert_eq!(q.side_to_move(), pos.side_to_move(), "{ctx} {fen}");
+    let pseudo = |p: &Position| {
+        let mut l = MoveList::new();
+        p.pseudo_legal_moves(&mut l);
+        l.into_iter().collect::<HashSet<Move>>()
+    };
+    assert!(pseudo(pos) == pseudo(&q), "{ctx} pseudo-legal moves differ after re-reading {fen}");
+    let mut reread = MoveList::new();
+    q.legal_moves(&mut reread);
+    let reread: HashSet<Move> = reread.into_iter().collect();
+    if let Some(m) = legal.iter().find(|m| !reread.contains(m)) {
+        panic!("{ctx} {} is legal in the game but not in the re-read {fen}", describe(pos, m));
+    }
+    if pos.repetitions() == 0 && pos.moves_played().count() == 0 {
+        assert_eq!(reread.len(), legal.iter().collect::<HashSet<_>>().len(), "{ctx} {fen}");
+    }
+}
+
 fn cov_doubled(legal: &[Move]) -> usize {
     legal.iter().filter(|m| m.is_doubled()).count()
 }
@@ -606,6 +644,110 @@ fn move_text_round_trips_on_random_sparse_positions() {
     walk(Start::Sparse, 60, 10, 0x2_0002, |ctx, pos, legal| check_move_text(ctx, pos, legal, &mut cov));
     cov.mover_lost_pieces = 1; // not observed by this test (no move is made)
     cov.assert_complete("sparse move text");
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2b. rotation with colour swap
+// ---------------------------------------------------------------------------------------------
+
+/// An action with every square mapped by `f`.
+fn map_action(a: Move, f: impl Fn(Square) -> Square) -> Move {
+    let g = |s: Square| if s.is_none() { s } else { f(s) };
+    let mut out = Move::normal(g(a.from), g(a.to)).with_kind(a.kind).with_piece(a.piece).with_aux(g(a.aux));
+    for &c in a.captures() {
+        out.add_capture(g(c));
+    }
+    out
+}
+
+/// The board after each doubled turn of `list`, mapped square by square by `f` (colours swapped
+/// if `swap`), as sorted position strings: doubled turns compared by their combined effect.
+fn doubled_effects(pos: &mut Position, list: &[Move], f: impl Fn(Square) -> Square, swap: bool) -> Vec<String> {
+    let v = Arc::clone(pos.variant());
+    let unique: HashSet<Move> = list.iter().filter(|m| m.is_doubled()).copied().collect();
+    let mut effects: Vec<String> = unique
+        .iter()
+        .map(|m| {
+            pos.make(*m);
+            let board: Vec<Option<Piece>> = (0..v.dims.squares())
+                .map(|i| {
+                    let p = pos.piece_at(f(Square(i as u16)));
+                    if swap {
+                        p.map(|p| Piece::new(p.kind(), p.color().other()))
+                    } else {
+                        p
+                    }
+                })
+                .collect();
+            pos.unmake();
+            board_fen(&v, &board, Color::Blue)
+        })
+        .collect();
+    effects.sort();
+    effects
+}
+
+/// Tan's pieces are Blue's turned by 180° (jupiter.md §3.1: directions are owner-relative), so
+/// the rotated position with colours swapped has the rotated moves: every single action maps to
+/// one, and the doubled turns have the rotated effects (their routes are merged, and the route
+/// kept may differ). This checks Tan's side of every asymmetric piece and power.
+fn check_rotation(ctx: &Ctx, pos: &mut Position, legal: &[Move], cov: &mut Coverage) {
+    if pos.in_setup() {
+        return;
+    }
+    let v = Arc::clone(pos.variant());
+    let d = v.dims;
+    let rotated: Vec<Option<Piece>> = (0..d.squares())
+        .map(|i| pos.piece_at(d.rotate(Square(i as u16))).map(|p| Piece::new(p.kind(), p.color().other())))
+        .collect();
+    let fen = pos.to_fen();
+    let image_fen = board_fen(&v, &rotated, pos.side_to_move().other());
+    let mut image = Position::from_fen(Arc::clone(&v), &image_fen).unwrap_or_else(|e| panic!("{ctx} {image_fen}: {e}"));
+    let mut theirs = MoveList::new();
+    image.legal_moves(&mut theirs);
+    let rotate = |s: Square| d.rotate(s);
+    // The one pass of a position (§9.2) names whichever passer the generator met first.
+    let one_pass = |m: Move| if m.kind == MoveKind::Pass { Move::pass(Square::NONE) } else { m };
+    let expected: HashSet<Move> =
+        legal.iter().filter(|m| !m.is_doubled()).map(|m| one_pass(map_action(*m, rotate))).collect();
+    let got: HashSet<Move> = theirs.iter().filter(|m| !m.is_doubled()).map(|m| one_pass(*m)).collect();
+    if expected != got {
+        // Only history makes moves illegal (a third repetition), and the image has none.
+        let missing: Vec<String> = expected.difference(&got).map(|m| describe(&image, m)).collect();
+        let extra: Vec<String> = got.difference(&expected).map(|m| describe(&image, m)).collect();
+        if !missing.is_empty() || pos.repetitions() == 0 {
+            panic!("{ctx} the rotated {image_fen} of {fen} has other moves:\nmissing {missing:#?}\nextra {extra:#?}");
+        }
+    }
+    if pos.repetitions() == 0 {
+        assert_eq!(
+            doubled_effects(pos, legal, rotate, true),
+            doubled_effects(&mut image, &theirs, |s| s, false),
+            "{ctx} the doubled turns of the rotated {image_fen} of {fen} have other effects"
+        );
+    }
+    assert_eq!(
+        pos.immediate_outcome().map(|o| o.winner().map(|c| c.other())),
+        image.immediate_outcome().map(|o| o.winner()),
+        "{ctx} {fen} vs its rotation {image_fen}"
+    );
+    cov.moves += legal.len() as u64;
+}
+
+#[test]
+fn rotation_with_colour_swap_maps_the_moves_of_sparse_positions() {
+    let mut cov = Coverage::default();
+    walk(Start::Sparse, 40, 6, 0x2_1001, |ctx, pos, legal| check_rotation(ctx, pos, legal, &mut cov));
+    eprintln!("rotation: {cov:?}");
+    assert!(cov.moves > 10_000, "only {} moves were checked", cov.moves);
+}
+
+#[test]
+fn rotation_with_colour_swap_maps_the_moves_of_played_arrays() {
+    let mut cov = Coverage::default();
+    walk(Start::Arrays, 6, 40, 0x2_1002, |ctx, pos, legal| check_rotation(ctx, pos, legal, &mut cov));
+    eprintln!("rotation: {cov:?}");
+    assert!(cov.moves > 10_000, "only {} moves were checked", cov.moves);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -722,18 +864,14 @@ fn asymmetric_jupiter_positions_are_not_mirrored() {
         let mut theirs = MoveList::new();
         pos.legal_moves(&mut ours);
         image.legal_moves(&mut theirs);
-        let flip = |s: Square| if s.is_none() { s } else { d.mirror(s) };
-        let flip_action = |a: Move| {
-            let mut out =
-                Move::normal(flip(a.from), flip(a.to)).with_kind(a.kind).with_piece(a.piece).with_aux(flip(a.aux));
-            for &c in a.captures() {
-                out.add_capture(flip(c));
-            }
-            out
-        };
-        // Single actions map one to one.
-        let expected: HashSet<Move> = ours.iter().filter(|m| !m.is_doubled()).map(|m| flip_action(*m)).collect();
-        let got: HashSet<Move> = theirs.iter().filter(|m| !m.is_doubled()).copied().collect();
+        let mirror = |s: Square| d.mirror(s);
+        let flip_action = |a: Move| map_action(a, mirror);
+        // Single actions map one to one (the one pass of a position names whichever passer the
+        // generator met first).
+        let one_pass = |m: Move| if m.kind == MoveKind::Pass { Move::pass(Square::NONE) } else { m };
+        let expected: HashSet<Move> =
+            ours.iter().filter(|m| !m.is_doubled()).map(|m| one_pass(flip_action(*m))).collect();
+        let got: HashSet<Move> = theirs.iter().filter(|m| !m.is_doubled()).map(|m| one_pass(*m)).collect();
         let missing: Vec<String> = expected.difference(&got).map(|m| image.move_to_string(m)).collect();
         let extra: Vec<String> = got.difference(&expected).map(|m| image.move_to_string(m)).collect();
         assert!(
@@ -745,28 +883,9 @@ fn asymmetric_jupiter_positions_are_not_mirrored() {
         // (jupiter.md §9.2), and which route is kept depends on the generation order, which the
         // mirror does not keep: the image has the mirrored effects, not always the mirrored
         // routes. Compared by effect; the routes that differ are counted.
-        let doubled_effects = |p: &mut Position, list: &MoveList, mirror: bool| {
-            let unique: HashSet<Move> = list.iter().filter(|m| m.is_doubled()).copied().collect();
-            let mut effects: Vec<String> = unique
-                .iter()
-                .map(|m| {
-                    p.make(*m);
-                    let board: Vec<Option<Piece>> = (0..d.squares())
-                        .map(|i| {
-                            let sq = Square(i as u16);
-                            p.piece_at(if mirror { d.mirror(sq) } else { sq })
-                        })
-                        .collect();
-                    p.unmake();
-                    board_fen(&v, &board, p.side_to_move())
-                })
-                .collect();
-            effects.sort();
-            effects
-        };
         assert_eq!(
-            doubled_effects(&mut pos, &ours, true),
-            doubled_effects(&mut image, &theirs, false),
+            doubled_effects(&mut pos, &ours, mirror, false),
+            doubled_effects(&mut image, &theirs, |s| s, false),
             "the doubled turns of the mirror image {} of {fen} have other effects",
             image.to_fen()
         );
