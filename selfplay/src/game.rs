@@ -223,3 +223,21 @@ impl SelfPlayGame {
 fn round(x: f32, scale: f32) -> f32 {
     (x * scale).round() / scale
 }
+
+#[cfg(test)]
+mod setup_mask_tests {
+    use super::*;
+
+    /// `setup = "setup:<hex>"` starts every game from the mask's array, as from its position
+    /// string (typhoon.md §2.6: the canonical array is mask 2); a bad mask names its bit.
+    #[test]
+    fn a_setup_mask_starts_games_from_its_array() {
+        let v = Variant::load("typhoon").unwrap();
+        let start = GameStart::resolve(&v, &SetupMode::from("setup:2".to_string())).unwrap();
+        assert_eq!(start.kind, SetupKind::Fen);
+        assert_eq!(start.position.to_fen(), Position::start(Arc::clone(&v)).to_fen());
+        assert_eq!((start.position.ply(), start.text.clone()), (0, start.position.to_fen()));
+        let e = GameStart::resolve(&v, &SetupMode::from("setup:40000".to_string())).unwrap_err();
+        assert!(e.to_string().contains("bit 18 must be 0"), "{e}");
+    }
+}
