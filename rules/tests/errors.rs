@@ -158,11 +158,13 @@ fn a_spec_built_in_memory_lists_every_problem() {
 }
 
 #[test]
-fn a_power_kind_without_its_module_is_refused_by_name() {
+fn a_latent_power_with_a_bad_sight_is_refused_by_field() {
+    // Every power kind has its module now (the last two, `double` and `poison_sight`, are
+    // latent); their `sight` must be W/F-based lines.
     let base = "name = \"t\"\nwidth = 5\nheight = 5\nstart = \"4k/5/5/5/K4 w\"\n";
     let piece = "[[piece]]\nname = \"king\"\ntoken = \"K\"\nbetza = \"K\"\nroyal = true\n";
-    let e = variant_error(&format!("{base}{piece}powers = [{{ kind = \"double\", sight = \"Q\" }}]\n"));
-    assert!(e.contains("test.toml") && e.contains("power kind `double` is not implemented"), "{e}");
+    let e = variant_error(&format!("{base}{piece}powers = [{{ kind = \"double\", sight = \"N\" }}]\n"));
+    assert!(e.contains("test.toml") && e.contains("field `sight`"), "{e}");
 }
 
 #[test]

@@ -48,13 +48,18 @@ impl Position {
         }
         let mut has_pass = out.iter().any(|m| m.kind == MoveKind::Pass);
         let mut buffers = std::mem::take(&mut self.turn.doubled);
+        buffers.candidates.clear();
+        buffers.effects.clear();
         for d in doubled.iter() {
             self.doubled_turns_of(d, &doubled, &frozen, &mut buffers, out, &mut has_pass);
         }
+        merge(&mut buffers, out);
         self.turn.doubled = buffers;
     }
 
-    /// The doubled turns attributable to the piece on `d` (merged per §9.2), appended to `out`.
+    /// The candidates for the doubled turns attributable to the piece on `d` and for its
+    /// single actions (which a doubled turn with the same effect is), into `buf`; a null turn
+    /// goes to `out` as the pass.
     fn doubled_turns_of(
         &mut self,
         d: Square,
@@ -68,18 +73,15 @@ impl Position {
         let checks = self.variant.turn.has_checks();
         buf.firsts.clear();
         self.actions_of(d, frozen, &mut buf.firsts);
-        buf.candidates.clear();
-        buf.effects.clear();
         let turn_start = self.journal.len();
         let mut facts = TurnFacts::default();
         // Single actions first: a doubled turn with the same effect is that action.
         for i in 0..buf.firsts.len() {
             let first = buf.firsts[i];
             self.apply_action(&first, &mut facts);
-            self.push_candidate(first, turn_start, buf);
+            self.push_candidate(first, d, turn_start, buf);
             self.rewind(turn_start);
         }
-        let singles = buf.candidates.len();
         for i in 0..buf.firsts.len() {
             let first = buf.firsts[i];
             let actor_is_d = first.from == d;
@@ -99,13 +101,8 @@ impl Position {
                 self.actions_of(d_now, frozen, &mut buf.seconds);
                 for j in 0..buf.seconds.len() {
                     let second = buf.seconds[j];
-                    // Turns whose both actions are a doubled actor's own are generated as that
-                    // piece's doubled turns (one move, one exemption).
-                    if !actor_is_d && actor_doubled && second.from == actor_now {
-                        continue;
-                    }
                     self.apply_action(&second, &mut facts);
-                    self.push_candidate(Move::doubled(first, second), turn_start, buf);
+                    self.push_candidate(Move::doubled(first, second), d, turn_start, buf);
                     if buf.candidates.last().is_some_and(|c| c.effect_len == 0) {
                         buf.candidates.pop();
                         self.null_turn(d, out, has_pass);
@@ -115,7 +112,6 @@ impl Position {
             }
             self.rewind(turn_start);
         }
-        merge(buf, singles, out);
     }
 
     /// The position's single `pass` stands for a doubled turn that changes nothing (§5.3 rule 4).
@@ -126,10 +122,10 @@ impl Position {
         }
     }
 
-    fn push_candidate(&self, mv: Move, turn_start: usize, buf: &mut DoubledBuffers) {
+    fn push_candidate(&self, mv: Move, doubled_piece: Square, turn_start: usize, buf: &mut DoubledBuffers) {
         let effect_start = buf.effects.len() as u32;
         let effect_len = self.effect_since(turn_start, &mut buf.effects) as u32;
-        buf.candidates.push(Candidate { mv, hash: self.hash, effect_start, effect_len });
+        buf.candidates.push(Candidate { mv, doubled_piece, hash: self.hash, effect_start, effect_len });
     }
 
     /// Every action attributable to the piece on `sq` (§5.3 rule 2), on the current board: its
@@ -139,7 +135,7 @@ impl Position {
         let Some(p) = self.board[sq.index()] else { return };
         let v = &*self.variant;
         let start = out.len();
-        self.own_actions(sq, p, out);
+        self.own_actions(sq, p, &mut Actions(out));
         out.retain(|m| !matches!(m.kind, MoveKind::Pass | MoveKind::SelfCapture));
         if !v.relayers.is_empty() {
             // Relayed moves it receives: those of every relayer, minus the other recipients'.
@@ -161,31 +157,40 @@ impl Position {
     }
 }
 
-/// Keeps, among the doubled candidates (`buf.candidates[singles..]`), one per combined effect
-/// not shared with a single action (`buf.candidates[..singles]`), the smallest encoding, and
-/// appends them to `out`.
-fn merge(buf: &mut DoubledBuffers, singles: usize, out: &mut MoveList) {
+/// Appends to `out` one doubled turn per combined effect (§9.2), its smallest encoding,
+/// except the effects that a single action of a piece the turn is attributable to has (the
+/// turn is that action, already in `out`).
+///
+/// Turns of different doubled pieces with one effect are one move too: a doubled turn's text
+/// (`a,b`) does not name its doubled piece, and `make` resolves it without knowing it (the
+/// exemption between the actions is the first actor's, if doubled), so such turns are the
+/// same move however they are attributed (e.g. a Zoom lending two moves, or the piece it
+/// lends to lending the other one itself).
+fn merge(buf: &mut DoubledBuffers, out: &mut MoveList) {
     let effects = &buf.effects;
     let effect = |c: &Candidate| &effects[c.effect_start as usize..(c.effect_start + c.effect_len) as usize];
-    // Singles first within a hash, then the canonical order, so the first of a group survives.
     let cands = &mut buf.candidates;
-    cands.sort_unstable_by(|a, b| {
-        a.hash.cmp(&b.hash).then(a.mv.is_doubled().cmp(&b.mv.is_doubled())).then_with(|| canonical_order(&a.mv, &b.mv))
-    });
-    let _ = singles;
+    // Within one hash: single actions first, then doubled turns in canonical order, so that
+    // the first doubled turn of an effect is its representative.
+    cands.sort_unstable_by(|a, b| a.hash.cmp(&b.hash).then_with(|| canonical_order(&a.mv, &b.mv)));
     let mut i = 0;
     while i < cands.len() {
         let mut j = i;
         while j < cands.len() && cands[j].hash == cands[i].hash {
             j += 1;
         }
-        for k in i..j {
-            if !cands[k].mv.is_doubled() {
+        let group = &cands[i..j];
+        for (k, c) in group.iter().enumerate() {
+            if !c.mv.is_doubled() || group[..k].iter().any(|e| e.mv.is_doubled() && effect(e) == effect(c)) {
                 continue;
             }
-            let same_before = (i..k).any(|l| effect(&cands[l]) == effect(&cands[k]));
-            if !same_before {
-                out.push(cands[k].mv);
+            let same = |e: &&Candidate| effect(e) == effect(c);
+            let is_a_single_action = group.iter().filter(same).any(|single| {
+                !single.mv.is_doubled()
+                    && group.iter().filter(same).any(|t| t.mv.is_doubled() && t.doubled_piece == single.doubled_piece)
+            });
+            if !is_a_single_action {
+                out.push(c.mv);
             }
         }
         i = j;
@@ -260,6 +265,33 @@ impl Position {
         if v.pieces[p.kind().index()].needs_dedup {
             out.dedup_from(start);
         }
+    }
+}
+
+/// A move list under a type of its own, so that the generators' code for the driver's sink
+/// (`MoveList`) keeps a single caller and stays inlined there.
+struct Actions<'a>(&'a mut MoveList);
+
+impl MoveSink for Actions<'_> {
+    #[inline]
+    fn push(&mut self, m: Move) {
+        self.0.push(m);
+    }
+
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn dedup_from(&mut self, start: usize) {
+        self.0.dedup_from(start);
+    }
+
+    fn has_displacement(&self, from: Square, to: Square) -> bool {
+        self.0.has_displacement(from, to)
+    }
+
+    fn is_done(&self) -> bool {
+        false
     }
 }
 

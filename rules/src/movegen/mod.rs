@@ -245,7 +245,20 @@ impl Position {
                     out.push(Move::normal(sq, sq).with_kind(MoveKind::SelfCapture));
                     continue;
                 }
-                self.own_actions(sq, p, out);
+                if v.turn.any_kamikaze && v.turn.dies_when_capturing[p.kind().index()] {
+                    self.own_actions(sq, p, out);
+                } else {
+                    // `own_actions` without the Kamikaze's filter, written out: the generators
+                    // called here with this sink type are then inlined (perft speed).
+                    let start = out.len();
+                    self.piece_moves(sq, p, out);
+                    if has_powers && !v.powers[p.kind().index()].is_empty() {
+                        self.own_power_moves(sq, p, out);
+                    }
+                    if v.pieces[p.kind().index()].needs_dedup {
+                        out.dedup_from(start);
+                    }
+                }
                 if has_powers && passer.is_none() && pass::can_pass(self, p) {
                     passer = Some(sq);
                 }

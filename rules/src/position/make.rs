@@ -111,14 +111,14 @@ impl Position {
         let us = self.side;
         let mut facts = TurnFacts::default();
         let turn_start = self.journal.len();
-        let first = mv.first_action();
-        let checks = self.variant.turn.has_checks();
+        let rules = &self.variant.turn;
+        let (checks, reproducing) = (rules.has_checks(), !rules.reproducers.is_empty());
         if checks {
             self.snapshot_poison();
         }
-        let reproducing = !self.variant.turn.reproducers.is_empty();
         let lasting_before = if reproducing { self.lasting_pieces() } else { 0 };
         if let Some(second) = mv.second_action() {
+            let first = mv.first_action();
             // The doubled piece is exempt from the checks between its actions (§5.3 rule 3).
             // A turn attributed to a relaying Doubler leaves that piece where the checks
             // cannot hit it, so only the first action's actor needs the exemption, when it is
@@ -130,7 +130,7 @@ impl Position {
             }
             self.apply_action(&second, &mut facts);
         } else {
-            self.apply_action(&first, &mut facts);
+            self.apply_action(&mv, &mut facts);
         }
         if checks {
             self.end_of_action_checks(turn_start, Square::NONE);

@@ -19,6 +19,8 @@ use crate::{
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Candidate {
     pub mv: Move,
+    /// The doubled piece the move is attributed to (its square at the start of the turn).
+    pub doubled_piece: Square,
     pub hash: u64,
     pub effect_start: u32,
     pub effect_len: u32,
@@ -226,6 +228,7 @@ impl Position {
     /// The piece on `sq` has just captured (by its own move, a relayed move, or being pushed
     /// onto an enemy by a tank): a Kamikaze is removed at the same moment (jupiter.md §3.4).
     /// Tank pushes (`displace.rs`) call this for the pushed piece that captures.
+    #[inline]
     pub(crate) fn capture_penalty(&mut self, sq: Square) {
         let turn = &self.variant.turn;
         if turn.any_kamikaze && self.board[sq.index()].is_some_and(|p| turn.dies_when_capturing[p.kind().index()]) {
@@ -234,6 +237,7 @@ impl Position {
     }
 
     /// Takes back every journaled edit from index `len` on.
+    #[inline(always)]
     pub(crate) fn rewind(&mut self, len: usize) {
         while self.journal.len() > len {
             let (sq, old) = self.journal.pop().expect("the journal holds these edits");
@@ -244,8 +248,10 @@ impl Position {
                 self.put(sq, p);
             }
         }
-        while self.turn.conversions.last().is_some_and(|&i| i as usize >= len) {
-            self.turn.conversions.pop();
+        if !self.turn.conversions.is_empty() {
+            while self.turn.conversions.last().is_some_and(|&i| i as usize >= len) {
+                self.turn.conversions.pop();
+            }
         }
     }
 
