@@ -332,3 +332,29 @@ fn make_unmake_round_trips_with_doublers_poison_and_fiery_dragons() {
     }
     assert!(checked > 100, "only {checked} moves checked");
 }
+
+/// §5.3 rule 5 (ruling): promotion is decided after each action; a piece that promotes in its
+/// first action makes its second as the promoted type (the Wazir's promotion, ZA, is `FA`).
+#[test]
+fn a_doubled_piece_promotes_per_action() {
+    let mut pos = position(&[("h1", "DBL"), ("h10", "W"), ("p1", "K")], &[("a16", "K"), ("p12", "P")], "w");
+    let moves = moves_of(&mut pos, "h10");
+    let as_promoted: BTreeSet<String> = moves.iter().filter(|t| t.starts_with("h10h11+,")).cloned().collect();
+    let want = expected(&[
+        "h10h11+,h11f9",
+        "h10h11+,h11j9",
+        "h10h11+,h11g10",
+        "h10h11+,h11i10",
+        "h10h11+,h11g12",
+        "h10h11+,h11i12",
+        "h10h11+,h11f13",
+        "h10h11+,h11j13",
+    ]);
+    assert_eq!(as_promoted, want);
+    // Unpromoted after the first action, the Wazir may promote on its second (it starts in the
+    // zone), even back onto its start square; stepping back without promoting is the pass.
+    for text in ["h10h11,h11h12", "h10h11,h11h12+", "h10h11,h11h10+", "h10h11", "h10h11+", "pass"] {
+        assert!(moves.contains(text), "{text} missing from {moves:?}");
+    }
+    assert!(!moves.contains("h10h11,h11h10"), "the null turn is the pass");
+}
