@@ -358,3 +358,20 @@ fn a_doubled_piece_promotes_per_action() {
     }
     assert!(!moves.contains("h10h11,h11h10"), "the null turn is the pass");
 }
+
+/// §8 with Tribbles: a capture is not irreversible where pieces can be born, so the
+/// repetition scan looks past it and a third occurrence behind a captured Tribble is refused.
+#[test]
+fn repetition_looks_past_the_capture_of_a_tribble() {
+    let mut pos =
+        position(&[("p1", "K"), ("e4", "TRB"), ("a1", "W")], &[("a16", "K"), ("e10", "R"), ("p16", "N")], "w");
+    // A Tribble is born and captured, and everything else goes back: the start recurs.
+    let cycle = ["e4e4&e6", "e10e6", "a1a2", "e6e11", "a2a1", "e11e10"];
+    for text in cycle.iter().chain(&cycle[..5]) {
+        play(&mut pos, text);
+    }
+    let moves = legal(&mut pos);
+    let texts: BTreeSet<String> = moves.iter().map(|m| pos.move_to_string(m)).collect();
+    assert!(!texts.contains("e11e10"), "e11e10 would make the start position's third occurrence: {texts:?}");
+    assert!(texts.contains("e11e12"), "{texts:?}");
+}

@@ -116,7 +116,7 @@ impl Position {
         if checks {
             self.snapshot_poison();
         }
-        let lasting_before = if reproducing { self.lasting_pieces() } else { 0 };
+        let lasting_before = if reproducing || checks { self.lasting_pieces() } else { 0 };
         if let Some(second) = mv.second_action() {
             let first = mv.first_action();
             // The doubled piece is exempt from the checks between its actions (§5.3 rule 3).
@@ -139,6 +139,9 @@ impl Position {
             // Pieces can be born (Tribbles), so only the loss of a piece that cannot be born
             // again rules out an earlier position (§8): repetition scans must not stop sooner.
             facts.irreversible = self.lasting_pieces() < lasting_before;
+        } else if checks {
+            // Burning and poison remove pieces for good too.
+            facts.irreversible |= self.lasting_pieces() < lasting_before;
         }
         if self.castling != 0 {
             self.update_castling_rights(&mv.first_action());
