@@ -425,6 +425,56 @@ fn check_derived(ctx: &Ctx, pos: &Position, when: &str) {
     }
 }
 
+/// §7.2-§7.3 after a turn of `mover`: a side loses with no royal piece (L1) or one piece left
+/// (L2); if the mover's opponent has lost, the mover wins, even if it has lost too.
+fn check_result_after(ctx: &Ctx, pos: &Position, mover: Color, what: &dyn Fn() -> String) {
+    if pos.in_setup() {
+        return;
+    }
+    let v = pos.variant();
+    let lost = |c: Color| {
+        let pieces: Vec<Piece> = pos.occupied(c).iter().filter_map(|s| pos.piece_at(s)).collect();
+        pieces.len() <= 1 || !pieces.iter().any(|p| v.piece_def(p.kind()).royal)
+    };
+    let expected = if lost(mover.other()) {
+        Some(mover)
+    } else if lost(mover) {
+        Some(mover.other())
+    } else {
+        None
+    };
+    let got = pos.immediate_outcome();
+    assert_eq!(
+        got.map(|o| o.winner()),
+        expected.map(Some),
+        "{ctx} result after {} ({got:?}) in {}",
+        what(),
+        pos.to_fen()
+    );
+}
+
+/// L3: the side to move without a legal move loses (stalemate, or every move a third
+/// repetition); a decided position has no legal move.
+fn check_game_end(ctx: &Ctx, pos: &Position, legal: &[Move]) {
+    if pos.in_setup() {
+        return;
+    }
+    let fen = pos.to_fen();
+    let outcome = pos.outcome_with(legal);
+    if let Some(o) = pos.immediate_outcome() {
+        assert!(legal.is_empty(), "{ctx} decided ({o:?}) but {} legal moves in {fen}", legal.len());
+    }
+    if legal.is_empty() {
+        let loser = pos.side_to_move();
+        assert!(
+            outcome.is_some_and(|o| o.winner() == Some(loser.other())),
+            "{ctx} no legal move for {loser:?} but {outcome:?} in {fen}"
+        );
+    } else {
+        assert_eq!(outcome, None, "{ctx} legal moves but the game is over in {fen}");
+    }
+}
+
 /// Makes and unmakes every legal move: the hash after make is the hash of the position re-read
 /// from its string (outside the setup phase, whose progress a position string cannot hold), and
 /// unmake restores every part of the state.
@@ -433,6 +483,7 @@ fn check_make_unmake(ctx: &Ctx, pos: &mut Position, legal: &[Move], cov: &mut Co
     let v = Arc::clone(pos.variant());
     assert_eq!(pos.hash(), pos.compute_hash(), "{ctx} incremental hash is stale in {}", pos.to_fen());
     check_derived(ctx, pos, "before make");
+    check_game_end(ctx, pos, legal);
     let before = snapshot(pos);
     let copy = pos.clone();
     for m in legal {
@@ -477,6 +528,7 @@ fn check_make_unmake(ctx: &Ctx, pos: &mut Position, legal: &[Move], cov: &mut Co
                 describe(&copy, m)
             );
         }
+        check_result_after(ctx, pos, mover, &|| describe(&copy, m));
         // The turn procedure's penalties: poison, burning, a Kamikaze's death (and not a
         // reproduction, which adds a piece; nor a self-capture, which is the move itself).
         let own_loss = pos.occupied(mover).len() < mover_pieces;
