@@ -130,12 +130,15 @@ impl Position {
         let mut list = std::mem::take(&mut self.turn.poisonous);
         list.clear();
         let turn = &self.variant.turn;
-        if turn.poisonous.iter().any(|&b| b) {
+        for &t in &turn.poisonous_types {
             for color in [Color::Blue, Color::Tan] {
+                let poisonous = Piece::new(t, color);
+                if self.counts[poisonous.index()] == 0 {
+                    continue;
+                }
                 for sq in self.occupied[color.index()].iter() {
-                    let p = self.board[sq.index()].expect("occupancy matches the board");
-                    if turn.poisonous[p.kind().index()] {
-                        list.push((sq, p));
+                    if self.board[sq.index()] == Some(poisonous) {
+                        list.push((sq, poisonous));
                     }
                 }
             }
@@ -162,9 +165,7 @@ impl Position {
         let mut burned = SquareSet::EMPTY;
         let dims = self.variant.dims;
         for color in [Color::Blue, Color::Tan] {
-            let any = (0..turn.burns.len())
-                .any(|t| turn.burns[t] && self.counts[Piece::new(crate::types::PieceType(t as u8), color).index()] > 0);
-            if !any {
+            if !turn.burner_types.iter().any(|&t| self.counts[Piece::new(t, color).index()] > 0) {
                 continue;
             }
             for sq in self.occupied[color.index()].iter() {

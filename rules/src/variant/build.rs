@@ -377,14 +377,16 @@ fn turn_rules(specs: &[PieceSpec], powers: &[Vec<Power>]) -> TurnRules {
     let poisonous: Vec<bool> = specs.iter().map(|p| p.poisonous).collect();
     let burns: Vec<bool> = specs.iter().map(|p| p.burns).collect();
     let dies_when_capturing: Vec<bool> = specs.iter().map(|p| p.dies_when_capturing).collect();
+    let listed = |flags: &[bool]| (0..flags.len()).filter(|&i| flags[i]).map(|i| PieceType(i as u8)).collect();
     TurnRules {
+        poisonous_types: listed(&poisonous),
+        burner_types: listed(&burns),
         any_burner: burns.iter().any(|&b| b),
         any_poison: !poisoners.is_empty() || poisonous.iter().any(|&b| b),
         any_kamikaze: dies_when_capturing.iter().any(|&b| b),
         doublers,
         poisoners,
         reproducers,
-        poisonous,
         burns,
         dies_when_capturing,
     }
