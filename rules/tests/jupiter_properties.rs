@@ -857,6 +857,54 @@ fn rotation_with_colour_swap_maps_the_moves_of_played_arrays() {
     assert!(cov.moves > 10_000, "only {} moves were checked", cov.moves);
 }
 
+/// The middlegames of `tools/gen_jupiter_perft.py --print-fens` (every effect power, the
+/// turn procedure's pieces, relays, multi-part movers).
+const MIDDLEGAMES: [(&str, &str); 6] = [
+    (
+        "doubler and relays",
+        "k15/1(co)14/16/7(dbl)8/4p6(psn)4/16/7(gu)8/2b1(NRT)6r4/5(HA)1R8/9n6/2N3W9/6(RLW)2(DER)6/3(RLF)3(DBL)8/2(ZOO)13/4(TLP)11/15K w",
+    ),
+    (
+        "poison, fire and Kamikaze",
+        "k15/16/1b14/4p11/1(KAM)1(dni)3(gu)4(kam)3/9(fid)6/16/10N5/1(PSN)11(psn)2/7Q8/5(DNI)10/12R3/3(FID)12/6(HU)6n2/16/15K w",
+    ),
+    (
+        "tanks, magnets and Tribbles",
+        "k14(co)/16/12(oxt)3/4(drt)7(gu)3/3r8p3/5p(hlm)9/2(TRB)6(cmh)6/3(goa)7(GOA)4/5(CMH)2W7/7P5(trb)2/7(HLM)8/3(GU)12/3P6N5/3(OXT)5(DRT)6/B15/15K b",
+    ),
+    (
+        "automatic capturers",
+        "k15/16/2(em)13/16/6(TY)9/16/3(wi)1(ROY)3(fl)6/2(WDR)3(li)b8/1(im)2n5r1(CST)3/(IM)3p4(SO)6/7(COO)8/4(INT)6(gu)1p2/10(NRT)5/1(LO)11(MI)2/7Q6(EM)1/15K w",
+    ),
+    (
+        "bent and multi-part movers",
+        "k15/14(hoo)1/4(bgn)2(qcn)3(rgn)4/1(hlm)14/2(kli)3(tih)3(tou)2(cro)2/9(gu)6/(BGN)4p9(RGN)/7p8/4(FAQ)6(TAL)4/1(EYE)12(YEW)1/3(CAP)8(GRH)3/6(TIH)2(KLI)6/2(BOY)10(GIR)2/5(TOU)1(QCN)2(CRO)5/1(HOO)4(CBO)1(BLN)5(HAW)1/15K b",
+    ),
+    (
+        "immobilized doublers and relays",
+        "k15/16/3(aem)6(dbl)5/16/2P4(fid)5w2/10(ha)5/12(der)3/9(TLP)N5/16/3(CH)1(im)10/4(RLW)11/16/4(DBL)1(FID)9/1(dbl)r13/1(IM)10(SUL)3/15K w",
+    ),
+];
+
+/// Perft(2) of each middlegame equals that of its rotation with colours swapped: the whole
+/// tree of two turns (doubled turns, relays, pushes, burning and poison after the first turn)
+/// treats Tan as Blue turned by 180°.
+#[test]
+fn perft_of_the_middlegames_is_invariant_under_rotation_with_colour_swap() {
+    let v = jupiter();
+    let d = v.dims;
+    for (name, fen) in MIDDLEGAMES {
+        let mut pos = Position::from_fen(Arc::clone(&v), fen).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let rotated: Vec<Option<Piece>> = (0..d.squares())
+            .map(|i| pos.piece_at(d.rotate(Square(i as u16))).map(|p| Piece::new(p.kind(), p.color().other())))
+            .collect();
+        let image_fen = board_fen(&v, &rotated, pos.side_to_move().other());
+        let mut image = Position::from_fen(Arc::clone(&v), &image_fen).unwrap();
+        let (a, b) = (fairyzero_rules::perft(&mut pos, 2), fairyzero_rules::perft(&mut image, 2));
+        assert_eq!(a, b, "{name}: perft(2) of {fen} is {a}, of its rotation {image_fen} {b}");
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // 3. setup masks
 // ---------------------------------------------------------------------------------------------
@@ -1088,22 +1136,14 @@ fn the_counter_sees_allocations() {
     assert_eq!(n, 1);
 }
 
-/// Jupiter's perft allocates nothing per node once its buffers have grown, on the middlegame of
-/// `tools/gen_jupiter_perft.py` with a Doubler, relays, a Poisoner, a Teleporter and a Zoom
-/// (doubled turns, relayed moves, the turn procedure's snapshot and checks), and on the one with
-/// tanks, magnets and Tribbles. `perft` itself allocates its per-depth lists once per call.
+/// Jupiter's perft allocates nothing per node once its buffers have grown, on every middlegame
+/// of `tools/gen_jupiter_perft.py` (doubled turns, relayed moves, the turn procedure's snapshot
+/// and checks, pushes, pulls, Tribbles, automatic capturers). `perft` itself allocates its
+/// per-depth lists once per call.
 #[test]
 fn jupiter_perft_allocates_nothing_per_node() {
-    const MIDDLEGAMES: [&str; 3] = [
-        // doubler and relays
-        "k15/1(co)14/16/7(dbl)8/4p6(psn)4/16/7(gu)8/2b1(NRT)6r4/5(HA)1R8/9n6/2N3W9/6(RLW)2(DER)6/3(RLF)3(DBL)8/2(ZOO)13/4(TLP)11/15K w",
-        // tanks, magnets and Tribbles
-        "k14(co)/16/12(oxt)3/4(drt)7(gu)3/3r8p3/5p(hlm)9/2(TRB)6(cmh)6/3(goa)7(GOA)4/5(CMH)2W7/7P5(trb)2/7(HLM)8/3(GU)12/3P6N5/3(OXT)5(DRT)6/B15/15K b",
-        // poison, fire and Kamikaze
-        "k15/16/1b14/4p11/1(KAM)1(dni)3(gu)4(kam)3/9(fid)6/16/10N5/1(PSN)11(psn)2/7Q8/5(DNI)10/12R3/3(FID)12/6(HU)6n2/16/15K w",
-    ];
     let v = jupiter();
-    for fen in MIDDLEGAMES {
+    for (_, fen) in MIDDLEGAMES {
         let mut pos = Position::from_fen(Arc::clone(&v), fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
         let mut lists: Vec<MoveList> = vec![MoveList::new(), MoveList::new()];
         let warm = perft_reusing(&mut pos, 2, &mut lists);
