@@ -1,7 +1,8 @@
 //! Property tests of the rules engine on random Jupiter positions (jupiter.md; the whole
 //! `configs/variants/jupiter.toml`, all 161 types): make/unmake, incremental hashing against
-//! re-parsed position strings, move text round trips (doubled turns included), the setup masks,
-//! the mirror's refusal of asymmetric armies, and an allocation-free Jupiter perft.
+//! re-parsed position strings, move text round trips (doubled turns included), the results of
+//! §7, Tan as Blue turned by 180° (moves and perft), the setup masks, the mirror's refusal of
+//! asymmetric armies, and an allocation-free Jupiter perft.
 //!
 //! Positions come from seeded random play (from the canonical array, from the setup phase and
 //! from random `setup:<hex>` arrays) and from random sparse positions that put pieces of all 161
@@ -60,10 +61,10 @@ const KING: &str = "K";
 /// The Fiery Dragon: nothing may start next to a hostile one (it would have burned already).
 const FIERY_DRAGON: &str = "FID";
 
-/// A random sparse position: each side's King, and 1 to 13 (one time in four, 1 to 40) more pieces
-/// per side of random types
-/// (any of the 161, half of the draws from [`FEATURED`]) on random squares, none next to a
-/// hostile Fiery Dragon; either side to move. Returns the position string.
+/// A random sparse position: each side's King, and 1 to 13 (one time in four, 1 to 40) more
+/// pieces per side of random types (any of the 161, half of the draws from [`FEATURED`]) on
+/// random squares, none next to a hostile Fiery Dragon; either side to move. Returns the
+/// position string.
 fn sparse_fen(v: &Variant, rng: &mut StdRng) -> String {
     let d = v.dims;
     let fid = kind(v, FIERY_DRAGON);
