@@ -375,3 +375,14 @@ fn repetition_looks_past_the_capture_of_a_tribble() {
     assert!(!texts.contains("e11e10"), "e11e10 would make the start position's third occurrence: {texts:?}");
     assert!(texts.contains("e11e12"), "{texts:?}");
 }
+
+/// Ruling 11.18: a Kamikaze pushed onto an enemy by a tank has captured it, and dies.
+#[test]
+fn a_kamikaze_pushed_onto_an_enemy_dies() {
+    let mut pos =
+        position(&[("d3", "OXT"), ("d4", "KAM"), ("p1", "K")], &[("d5", "R"), ("a16", "K"), ("p12", "P")], "w");
+    let (d3, d4) = (square(&pos, "d3"), square(&pos, "d4"));
+    let shove = legal(&mut pos).into_iter().find(|m| m.kind == MoveKind::Shove && m.from == d3 && m.to == d4);
+    pos.make(shove.expect("the Ox Tank pushes the Kamikaze"));
+    assert_eq!(board(&pos), pieces(&[("d4", "OXT"), ("p1", "K"), ("a16", "k"), ("p12", "p")]));
+}

@@ -232,6 +232,14 @@ impl Position {
                 self.set_square(mv.from, None);
                 facts.irreversible = true;
             }
+            MoveKind::Shove if self.variant.turn.any_kamikaze => {
+                // A pushed Kamikaze that lands on an enemy has captured it (jupiter.md §3.4).
+                let landing = self.shove_capture_square(mv);
+                self.apply_displacement(mv, facts);
+                if let Some(sq) = landing {
+                    self.capture_penalty(sq);
+                }
+            }
             MoveKind::Push | MoveKind::Pull | MoveKind::Reproduce | MoveKind::Shove => {
                 self.apply_displacement(mv, facts)
             }
@@ -241,6 +249,23 @@ impl Position {
         }
         if !mv.aux.is_none() && matches!(mv.kind, MoveKind::Normal | MoveKind::Convert) {
             self.convert_square(mv.aux, us);
+        }
+    }
+
+    /// Where the last piece of a tank's push lands if it captures an enemy there: the square
+    /// beyond the line of friendly pieces that starts on `to`.
+    fn shove_capture_square(&self, mv: &Move) -> Option<Square> {
+        let d = self.variant.dims;
+        let (dx, dy) = ((d.file(mv.to) - d.file(mv.from)).signum(), (d.rank(mv.to) - d.rank(mv.from)).signum());
+        let tank = self.board[mv.from.index()]?;
+        let mut sq = mv.to;
+        loop {
+            let next = d.square(d.file(sq) + dx, d.rank(sq) + dy)?;
+            match self.board[next.index()] {
+                Some(q) if q.color() == tank.color() => sq = next,
+                Some(_) => return Some(next),
+                None => return None,
+            }
         }
     }
 
