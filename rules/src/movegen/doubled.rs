@@ -3,11 +3,15 @@
 //! the relayed moves it lends (a doubled relay piece may relay twice, to two pieces).
 //!
 //! For each doubled piece D of the side to move, every first action is made on the board, the
-//! intermediate burn and poison checks run (D exempt), and D's actions on the resulting board
-//! are its second actions. Moves are then merged by their combined effect (§9.2): a doubled
-//! turn with the effect of one of D's single actions is that action; doubled turns of D with
-//! one effect are one move, its smallest encoding; a turn that changes nothing is the
-//! position's one `pass`. Effects are compared exactly, after bucketing by the position hash.
+//! intermediate burn and poison checks run, and D's actions on the resulting board are its
+//! second actions. The checks spare the first action's actor if it is doubled, which is D
+//! whenever D acts first; when D only lends the first action, D has not moved and the checks
+//! cannot reach it. `make` applies the same rule, since a move does not record D.
+//!
+//! Moves are then merged by their combined effect (§9.2): a doubled turn with the effect of one
+//! of D's single actions is that action; doubled turns with one effect are one move, its
+//! smallest encoding; a turn that changes nothing is the position's one `pass`. Effects are
+//! compared exactly, after bucketing by the position hash.
 //!
 //! Everything runs on the position itself (make, then rewind the journal) with buffers kept in
 //! it, so generation allocates nothing once they have grown.
