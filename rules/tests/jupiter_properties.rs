@@ -454,8 +454,8 @@ fn check_result_after(ctx: &Ctx, pos: &Position, mover: Color, what: &dyn Fn() -
     );
 }
 
-/// L3: the side to move without a legal move loses (stalemate, or every move a third
-/// repetition); a decided position has no legal move.
+/// L3: the side to move without a legal move in an undecided position loses (stalemate, or
+/// every move a third repetition); a decided position (L1, L2) has no legal move.
 fn check_game_end(ctx: &Ctx, pos: &Position, legal: &[Move]) {
     if pos.in_setup() {
         return;
@@ -464,8 +464,8 @@ fn check_game_end(ctx: &Ctx, pos: &Position, legal: &[Move]) {
     let outcome = pos.outcome_with(legal);
     if let Some(o) = pos.immediate_outcome() {
         assert!(legal.is_empty(), "{ctx} decided ({o:?}) but {} legal moves in {fen}", legal.len());
-    }
-    if legal.is_empty() {
+        assert_eq!(outcome, Some(o), "{ctx} {fen}");
+    } else if legal.is_empty() {
         let loser = pos.side_to_move();
         assert!(
             outcome.is_some_and(|o| o.winner() == Some(loser.other())),
