@@ -137,7 +137,20 @@ impl Variant {
             let mut concluded = Vec::new();
             for power in &p.powers {
                 match power.conclude() {
-                    Ok(c) => concluded.push(c),
+                    Ok(mut c) => {
+                        if let Power::GeneralJump { stoppers, .. } = &mut c {
+                            for t in &stoppers.tokens {
+                                match lookup(t) {
+                                    Some(kind) => stoppers.kinds.push(kind),
+                                    None => problems.push(format!(
+                                        "piece {:?}: field `powers`: general_jump: unknown stopper token {t:?}",
+                                        p.name
+                                    )),
+                                }
+                            }
+                        }
+                        concluded.push(c)
+                    }
                     Err(e) => problems.push(format!("piece {:?}: field `powers`: {e}", p.name)),
                 }
             }
@@ -153,14 +166,15 @@ impl Variant {
             let captures = atoms.iter().any(|a| a.modality.captures) || !p.powers.is_empty();
             // A royal leap may land where a Betza move does (Jupiter's Royalist).
             let royal_leaper = p.powers.iter().any(|w| matches!(w, PowerSpec::RoyalLeap));
-            let needs_dedup = royal_leaper || atoms.iter().enumerate().any(|(i, a)| {
-                atoms[..i].iter().any(|b| {
-                    // Same direction (one a positive multiple of the other) can reach the same square.
-                    let cross = a.dx as i32 * b.dy as i32 - a.dy as i32 * b.dx as i32;
-                    let same_way = a.dx as i32 * b.dx as i32 + a.dy as i32 * b.dy as i32 > 0;
-                    cross == 0 && same_way
-                })
-            });
+            let needs_dedup = royal_leaper
+                || atoms.iter().enumerate().any(|(i, a)| {
+                    atoms[..i].iter().any(|b| {
+                        // Same direction (one a positive multiple of the other) can reach the same square.
+                        let cross = a.dx as i32 * b.dy as i32 - a.dy as i32 * b.dx as i32;
+                        let same_way = a.dx as i32 * b.dx as i32 + a.dy as i32 * b.dy as i32 > 0;
+                        cross == 0 && same_way
+                    })
+                });
             if p.en_passant && spec.initial_move_ranks.is_empty() {
                 problems.push(format!(
                     "piece {:?}: field `en_passant` needs the variant field `initial_move_ranks`",

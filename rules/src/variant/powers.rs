@@ -19,39 +19,110 @@ pub(crate) struct Dir {
 #[derive(Clone, Debug)]
 pub(crate) enum Power {
     /// `reach`: the lines or leaps along which the first piece met is a recipient.
-    Relay { reach: [Vec<Dir>; 2], grants: [Vec<RelayGrant>; 2], landing: RelayLanding },
+    Relay {
+        reach: [Vec<Dir>; 2],
+        grants: [Vec<RelayGrant>; 2],
+        landing: RelayLanding,
+    },
     Teleport,
-    Igui { targets: [Vec<Dir>; 2] },
-    HopCapture { over: [Vec<Dir>; 2], double: bool },
+    Igui {
+        targets: [Vec<Dir>; 2],
+    },
+    HopCapture {
+        over: [Vec<Dir>; 2],
+        double: bool,
+    },
     Pass,
-    HopRider { dirs: [Vec<Dir>; 2], range: u8 },
-    Sweep { dirs: [Vec<Dir>; 2], range: u8 },
-    SupportedSlide { dirs: [Vec<Dir>; 2], min: u8, max: u8 },
-    Convert { targets: [Vec<Dir>; 2] },
-    Swap { targets: [Vec<Dir>; 2] },
-    LongLeap { dirs: [Vec<Dir>; 2] },
+    HopRider {
+        dirs: [Vec<Dir>; 2],
+        range: u8,
+    },
+    Sweep {
+        dirs: [Vec<Dir>; 2],
+        range: u8,
+    },
+    SupportedSlide {
+        dirs: [Vec<Dir>; 2],
+        min: u8,
+        max: u8,
+    },
+    Convert {
+        targets: [Vec<Dir>; 2],
+    },
+    Swap {
+        targets: [Vec<Dir>; 2],
+    },
+    LongLeap {
+        dirs: [Vec<Dir>; 2],
+    },
     /// `dirs` carry each direction's range.
-    Approach { dirs: [Vec<Dir>; 2], effect: ApproachEffect, optional: bool },
-    Withdraw { dirs: [Vec<Dir>; 2] },
-    Immobilize { reach: [Vec<Dir>; 2] },
-    BentRider { first: [Vec<Dir>; 2], stop_first: bool, then: [Vec<Dir>; 2] },
-    Path { legs: Vec<PathLeg> },
-    Zigzag { dirs: [Vec<Dir>; 2] },
-    CaptureContinue { first: [Vec<Dir>; 2], then: [Vec<Dir>; 2], turn: Option<Turns>, may_return: bool },
-    GeneralJump { dirs: [Vec<Dir>; 2], stoppers: Stoppers },
+    Approach {
+        dirs: [Vec<Dir>; 2],
+        effect: ApproachEffect,
+        optional: bool,
+    },
+    Withdraw {
+        dirs: [Vec<Dir>; 2],
+    },
+    Immobilize {
+        reach: [Vec<Dir>; 2],
+    },
+    BentRider {
+        first: [Vec<Dir>; 2],
+        stop_first: bool,
+        then: [Vec<Dir>; 2],
+    },
+    Path {
+        legs: Vec<PathLeg>,
+    },
+    Zigzag {
+        dirs: [Vec<Dir>; 2],
+    },
+    CaptureContinue {
+        first: [Vec<Dir>; 2],
+        then: [Vec<Dir>; 2],
+        turn: Option<Turns>,
+        may_return: bool,
+    },
+    GeneralJump {
+        dirs: [Vec<Dir>; 2],
+        stoppers: Stoppers,
+    },
     HopChain,
-    Custodian { dirs: [Vec<Dir>; 2] },
-    Coordinate { dirs: [Vec<Dir>; 2] },
-    PurgePromoted { dirs: [Vec<Dir>; 2] },
+    Custodian {
+        dirs: [Vec<Dir>; 2],
+    },
+    Coordinate {
+        dirs: [Vec<Dir>; 2],
+    },
+    PurgePromoted {
+        dirs: [Vec<Dir>; 2],
+    },
     RoyalLeap,
-    TankPush { dirs: [Vec<Dir>; 2], max_pushed: u8 },
-    Pull { reach: [Vec<Dir>; 2], min: u8, max: u8 },
-    PushAway { reach: [Vec<Dir>; 2], max: u8 },
-    Reproduce { targets: [Vec<Dir>; 2] },
+    TankPush {
+        dirs: [Vec<Dir>; 2],
+        max_pushed: u8,
+    },
+    Pull {
+        reach: [Vec<Dir>; 2],
+        min: u8,
+        max: u8,
+    },
+    PushAway {
+        reach: [Vec<Dir>; 2],
+        max: u8,
+    },
+    Reproduce {
+        targets: [Vec<Dir>; 2],
+    },
     /// Latent (jupiter.md §5.3): the first piece along each `sight` line may act twice.
-    Double { sight: [Vec<Dir>; 2] },
+    Double {
+        sight: [Vec<Dir>; 2],
+    },
     /// Latent (jupiter.md §5.4): the first piece along each `sight` line is poisonous.
-    PoisonSight { sight: [Vec<Dir>; 2] },
+    PoisonSight {
+        sight: [Vec<Dir>; 2],
+    },
 }
 
 /// One leg of a `path` power (see [`crate::spec::power_spec::PathLegSpec`]).
@@ -105,14 +176,15 @@ impl Turns {
 pub(crate) struct Stoppers {
     /// Every royal type stops.
     pub royal: bool,
-    /// Upper-case tokens of the other stopping types.
+    /// Upper-case tokens of the other stopping types, as written.
     pub tokens: Vec<String>,
+    /// The same types, resolved when the variant is built (an unknown token is a load error).
+    pub kinds: Vec<crate::types::PieceType>,
 }
 
 impl Stoppers {
     pub(crate) fn contains(&self, v: &super::Variant, kind: crate::types::PieceType) -> bool {
-        let def = &v.pieces[kind.index()];
-        (self.royal && def.royal) || self.tokens.contains(&def.token)
+        (self.royal && v.pieces[kind.index()].royal) || self.kinds.contains(&kind)
     }
 }
 
@@ -162,9 +234,10 @@ impl PowerSpec {
                     (RelayReach::Adjacent, None) => dirs("reach", "K", true)?,
                     (RelayReach::OpenLines, None) => dirs("reach", "Q", false)?,
                     (RelayReach::OpenLines, Some(r)) if *r >= 1 => dirs("reach", &format!("Q{r}"), false)?,
-                    (RelayReach::OpenLines, Some(_)) => {
-                        return Err("field `range`: `reach = \"open_lines\"` needs a range of at least 1, or none for unlimited".into())
-                    }
+                    (RelayReach::OpenLines, Some(_)) => return Err(
+                        "field `range`: `reach = \"open_lines\"` needs a range of at least 1, or none for unlimited"
+                            .into(),
+                    ),
                     (RelayReach::Leap(leaps), None) => {
                         let d = dirs("reach", leaps, false)?;
                         if d[0].iter().any(|d| d.max_steps != 1) {
@@ -195,7 +268,9 @@ impl PowerSpec {
             PowerSpec::Approach { dirs: d, range, effect, optional } => {
                 let dirs = match range {
                     Some(0) => return Err("field `range`: must be at least 1".into()),
-                    Some(r) => dirs("dirs", d, true)?.map(|ds| ds.into_iter().map(|d| Dir { max_steps: *r, ..d }).collect()),
+                    Some(r) => {
+                        dirs("dirs", d, true)?.map(|ds| ds.into_iter().map(|d| Dir { max_steps: *r, ..d }).collect())
+                    }
                     None => lines("dirs", d)?,
                 };
                 Power::Approach { dirs, effect: *effect, optional: *optional }
@@ -246,7 +321,10 @@ impl PowerSpec {
             PowerSpec::GeneralJump { dirs: d, stoppers } => {
                 let royal = stoppers.iter().any(|t| t == "royal");
                 let tokens = stoppers.iter().filter(|t| *t != "royal").map(|t| t.to_ascii_uppercase()).collect();
-                Power::GeneralJump { dirs: dirs("dirs", d, false)?, stoppers: Stoppers { royal, tokens } }
+                Power::GeneralJump {
+                    dirs: dirs("dirs", d, false)?,
+                    stoppers: Stoppers { royal, tokens, kinds: Vec::new() },
+                }
             }
             PowerSpec::HopChain => Power::HopChain,
             PowerSpec::Custodian { dirs: d } => Power::Custodian { dirs: lines("dirs", d)? },

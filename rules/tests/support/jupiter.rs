@@ -30,6 +30,10 @@ fn referenced_tokens(piece: &toml::Table) -> Vec<String> {
     if let Some(targets) = piece.get("promotes_to").and_then(toml::Value::as_array) {
         out.extend(targets.iter().filter_map(toml::Value::as_str).map(str::to_ascii_uppercase));
     }
+    for power in piece.get("powers").and_then(toml::Value::as_array).into_iter().flatten() {
+        let stoppers = power.get("stoppers").and_then(toml::Value::as_array).into_iter().flatten();
+        out.extend(stoppers.filter_map(toml::Value::as_str).filter(|t| *t != "royal").map(str::to_ascii_uppercase));
+    }
     if let Some(upgrade) = piece.get("promotion_upgrade").and_then(toml::Value::as_table) {
         for key in ["present", "becomes"] {
             out.extend(upgrade.get(key).and_then(toml::Value::as_str).map(str::to_ascii_uppercase));
@@ -109,10 +113,8 @@ impl JupiterFile {
 
 /// Jupiter with only the pieces of `tokens` (any case), the pieces they promote to and from
 /// (transitively: a type is "promoted" only while its unpromoted form exists) and the Regal pair
-/// with the King's promotions. A type that was not asked for and does not load yet (its power
-/// kind is still refused) is left out with a note on stderr, and so are the promotions to it: a
-/// piece can then be tested before its promoted form exists. Panics with the loader's message if
-/// the subset does not load.
+/// with the King's promotions, and the types its powers name (a General's stoppers). Panics with
+/// the loader's message if the subset does not load.
 pub fn jupiter_with(tokens: &[&str]) -> Arc<Variant> {
     try_jupiter_with(tokens).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -128,7 +130,6 @@ pub fn try_jupiter_with(tokens: &[&str]) -> Result<Arc<Variant>, String> {
 
     let always: BTreeSet<String> = ALWAYS_KEPT.iter().map(|t| t.to_string()).collect();
     let mut keep: BTreeSet<String> = asked.union(&always).cloned().collect();
-    let mut left_out = Vec::new();
     let mut todo: Vec<String> = keep.iter().cloned().collect();
     while let Some(token) = todo.pop() {
         let Some(piece) = file.piece(&token) else { continue };
@@ -137,22 +138,10 @@ pub fn try_jupiter_with(tokens: &[&str]) -> Result<Arc<Variant>, String> {
         let predecessors =
             file.pieces.iter().filter(|p| referenced_tokens(p).contains(&token)).map(token_of).collect::<Vec<_>>();
         for target in referenced_tokens(piece).into_iter().chain(predecessors) {
-            if keep.contains(&target) || left_out.iter().any(|(t, _)| *t == target) {
-                continue;
-            }
-            let mut alone = always.clone();
-            alone.insert(target.clone());
-            match file.load(&alone) {
-                Ok(_) => {
-                    keep.insert(target.clone());
-                    todo.push(target);
-                }
-                Err(e) => left_out.push((target, e)),
+            if keep.insert(target.clone()) {
+                todo.push(target);
             }
         }
-    }
-    for (target, why) in &left_out {
-        eprintln!("jupiter_with: {target} left out, with the promotions to or from it ({why})");
     }
     file.load(&keep)
 }
