@@ -189,6 +189,10 @@ impl<S: MoveSink> MoveSink for WithCapture<'_, S> {
         self.inner.has_displacement(from, to)
     }
 
+    fn displacements_from(&self, from: Square) -> crate::position::SquareSet {
+        self.inner.displacements_from(from)
+    }
+
     fn is_done(&self) -> bool {
         self.inner.is_done()
     }

@@ -294,6 +294,10 @@ impl MoveSink for Actions<'_> {
         self.0.has_displacement(from, to)
     }
 
+    fn displacements_from(&self, from: Square) -> SquareSet {
+        self.0.displacements_from(from)
+    }
+
     fn is_done(&self) -> bool {
         false
     }
@@ -326,6 +330,10 @@ impl<S: MoveSink> MoveSink for NoPromotingCapture<'_, S> {
 
     fn has_displacement(&self, from: Square, to: Square) -> bool {
         self.inner.has_displacement(from, to)
+    }
+
+    fn displacements_from(&self, from: Square) -> SquareSet {
+        self.inner.displacements_from(from)
     }
 
     fn is_done(&self) -> bool {

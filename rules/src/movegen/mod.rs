@@ -37,6 +37,9 @@ pub(crate) trait MoveSink {
     fn dedup_from(&mut self, start: usize);
     /// Whether a plain displacement `from → to` was kept already (relays skip such moves).
     fn has_displacement(&self, from: Square, to: Square) -> bool;
+    /// The destinations of the plain displacements from `from` kept so far: one pass for many
+    /// [`MoveSink::has_displacement`] questions about one piece.
+    fn displacements_from(&self, from: Square) -> SquareSet;
     /// Whether the answer is known, so that generation may stop.
     fn is_done(&self) -> bool;
 }
@@ -65,6 +68,14 @@ impl MoveSink for MoveList {
 
     fn has_displacement(&self, from: Square, to: Square) -> bool {
         self.iter().any(|m| m.kind == MoveKind::Normal && m.from == from && m.to == to)
+    }
+
+    fn displacements_from(&self, from: Square) -> SquareSet {
+        let mut set = SquareSet::EMPTY;
+        for m in self.iter().filter(|m| m.kind == MoveKind::Normal && m.from == from) {
+            set.insert(m.to);
+        }
+        set
     }
 
     #[inline]
@@ -106,6 +117,10 @@ impl<F: Fn(&Move) -> bool> MoveSink for Probe<F> {
         false
     }
 
+    fn displacements_from(&self, _from: Square) -> SquareSet {
+        SquareSet::EMPTY
+    }
+
     #[inline]
     fn is_done(&self) -> bool {
         self.found
@@ -145,7 +160,10 @@ impl Position {
                 ok
             });
         }
-        if repetition == RepetitionRule::ThirdIllegal && self.hashes.len() >= self.irreversible as usize + 3 {
+        if repetition == RepetitionRule::ThirdIllegal
+            && self.hashes.len() >= self.irreversible as usize + 3
+            && self.a_successor_could_repeat_thrice()
+        {
             out.retain(|&m| {
                 self.make(m);
                 let ok = self.repetitions() < 2;

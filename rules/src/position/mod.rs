@@ -63,6 +63,8 @@ pub struct Position {
     pub(crate) journal: Vec<(Square, Option<Piece>)>,
     /// Hashes of every earlier position, `hashes[i]` before the `i`-th move.
     pub(crate) hashes: Vec<u64>,
+    /// Reused buffer of the repetition filter (`legal_moves`), so that it never allocates.
+    pub(crate) repetition_scratch: Vec<u64>,
     pub(crate) irreversible: u32,
     /// Index of the next setup ply while in a setup phase, `NO_SETUP` otherwise.
     pub(crate) setup_ply: u8,
@@ -117,6 +119,7 @@ impl Position {
             history: Vec::with_capacity(256),
             journal: Vec::with_capacity(1024),
             hashes: Vec::with_capacity(256),
+            repetition_scratch: Vec::with_capacity(256),
             irreversible: 0,
             setup_ply: NO_SETUP,
             turn: turn::TurnState::default(),

@@ -122,6 +122,21 @@ impl Position {
 
     /// How many times the current position occurred before (same key, same side to move),
     /// looking back to the last irreversible move.
+    /// Whether some position that the next move could recreate (the side to move's opponent
+    /// to move, since the last irreversible move) has occurred twice already: if not, no move
+    /// can complete a third occurrence, and the repetition filter need not try each one.
+    pub(crate) fn a_successor_could_repeat_thrice(&mut self) -> bool {
+        let mut scratch = std::mem::take(&mut self.repetition_scratch);
+        scratch.clear();
+        // hashes[len - 1] is the position before the last move: the opponent to move, as after
+        // the next move; every second one before it has the same side to move.
+        scratch.extend(self.hashes[self.irreversible as usize..].iter().rev().step_by(2));
+        scratch.sort_unstable();
+        let twice = scratch.windows(2).any(|w| w[0] == w[1]);
+        self.repetition_scratch = scratch;
+        twice
+    }
+
     pub fn repetitions(&self) -> usize {
         let n = self.hashes.len();
         let stop = self.irreversible as usize;

@@ -10,6 +10,18 @@ pub(crate) const WORDS: usize = MAX_SQUARES.div_ceil(64);
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct SquareSet(pub(crate) [u64; WORDS]);
 
+impl Default for SquareSet {
+    fn default() -> SquareSet {
+        SquareSet::EMPTY
+    }
+}
+
+impl std::fmt::Debug for SquareSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_set().entries(self.iter().map(|s| s.0)).finish()
+    }
+}
+
 impl SquareSet {
     pub(crate) const EMPTY: SquareSet = SquareSet([0; WORDS]);
 

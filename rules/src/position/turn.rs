@@ -30,8 +30,10 @@ pub(crate) struct Candidate {
 /// generation never allocate once they have grown.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct TurnState {
-    /// Poisonous pieces at the start of the turn being made: (square, piece), jupiter.md §5.4.
-    pub(crate) poisonous: Vec<(Square, Piece)>,
+    /// Squares whose piece a Poisoner sees at the start of the turn being made (jupiter.md
+    /// §5.4 rule 1). The permanently poisonous pieces need no snapshot: the journal keeps the
+    /// start-of-turn occupant of every square the turn edits, which is all the check reads.
+    pub(crate) poison_seen: SquareSet,
     /// Journal indices of conversions: edits that keep the piece's identity (§5.4 rule 4).
     pub(crate) conversions: Vec<u32>,
     /// The doubled-turn generator's buffers.
@@ -53,6 +55,12 @@ impl Position {
     /// The squares of the pieces that the first piece along a `sight` line of some piece with
     /// the power `pick` selects meets (Doubler: `double`, Poisoner: `poison_sight`), either side.
     fn seen_by(&self, types: &[crate::types::PieceType], sight_of: fn(&Power) -> Option<&[Vec<Dir>; 2]>) -> SquareSet {
+        let present = |&t: &crate::types::PieceType| {
+            self.counts[Piece::new(t, Color::Blue).index()] + self.counts[Piece::new(t, Color::Tan).index()] > 0
+        };
+        if !types.iter().any(present) {
+            return SquareSet::EMPTY;
+        }
         let mut seen = SquareSet::EMPTY;
         for &t in types {
             for color in [Color::Blue, Color::Tan] {
@@ -124,38 +132,18 @@ impl Position {
         !self.variant.turn.doublers.is_empty() && self.seen_by_doublers().contains(sq) && !self.immobilized(sq)
     }
 
-    /// Records the poisonous pieces of the turn about to be made (jupiter.md §5.4 rule 1):
-    /// every poisonous type, and every piece a Poisoner sees.
+    /// Records which pieces Poisoners see at the start of the turn about to be made (jupiter.md
+    /// §5.4 rule 1); costs one count test per Poisoner type when none is on the board.
     pub(crate) fn snapshot_poison(&mut self) {
-        let mut list = std::mem::take(&mut self.turn.poisonous);
-        list.clear();
-        let turn = &self.variant.turn;
-        for &t in &turn.poisonous_types {
-            for color in [Color::Blue, Color::Tan] {
-                let poisonous = Piece::new(t, color);
-                if self.counts[poisonous.index()] == 0 {
-                    continue;
-                }
-                for sq in self.occupied[color.index()].iter() {
-                    if self.board[sq.index()] == Some(poisonous) {
-                        list.push((sq, poisonous));
-                    }
-                }
-            }
-        }
-        if !turn.poisoners.is_empty() {
-            let seen = self.seen_by(&turn.poisoners, |p| match p {
+        let seen = if self.variant.turn.poisoners.is_empty() {
+            SquareSet::EMPTY
+        } else {
+            self.seen_by(&self.variant.turn.poisoners, |p| match p {
                 Power::PoisonSight { sight } => Some(sight),
                 _ => None,
-            });
-            for sq in seen.iter() {
-                let p = self.board[sq.index()].expect("a seen square holds a piece");
-                if !list.contains(&(sq, p)) {
-                    list.push((sq, p));
-                }
-            }
-        }
-        self.turn.poisonous = list;
+            })
+        };
+        self.turn.poison_seen = seen;
     }
 
     /// Burn check (jupiter.md §5.5): removes, all at once, every piece next to a burning piece
@@ -196,8 +184,26 @@ impl Position {
     /// started, and that is a different piece from it, is removed (all at once), except the
     /// piece on `exempt`.
     pub(crate) fn poison_check(&mut self, turn_start: usize, exempt: Square) {
+        let poisonous_at_start = |pos: &Position, sq: Square, start: Option<Piece>| {
+            start.is_some_and(|p| pos.variant.turn.poisonous[p.kind().index()] || pos.turn.poison_seen.contains(sq))
+        };
+        // Most turns edit no poisonous piece's square: skip the sets then.
+        if !self.journal[turn_start..].iter().any(|&(sq, start)| poisonous_at_start(self, sq, start)) {
+            return;
+        }
         let mut poisoned = SquareSet::EMPTY;
-        for &(sq, p) in &self.turn.poisonous {
+        let mut visited = SquareSet::EMPTY;
+        for i in turn_start..self.journal.len() {
+            let (sq, start_occupant) = self.journal[i];
+            if visited.contains(sq) {
+                continue;
+            }
+            // The first edit of a square this turn recorded its start-of-turn occupant.
+            visited.insert(sq);
+            let Some(p) = start_occupant else { continue };
+            if !self.variant.turn.poisonous[p.kind().index()] && !self.turn.poison_seen.contains(sq) {
+                continue;
+            }
             let hit = self.board[sq.index()].is_some_and(|q| q.color() != p.color());
             if hit && sq != exempt && self.replaced_since(sq, turn_start) {
                 poisoned.insert(sq);

@@ -20,6 +20,7 @@ const BUILTIN: &[(&str, &str)] = &[
     ("antilosalamos", include_str!("../../../configs/variants/antilosalamos.toml")),
     ("scirocco", include_str!("../../../configs/variants/scirocco.toml")),
     ("typhoon", include_str!("../../../configs/variants/typhoon.toml")),
+    ("jupiter", include_str!("../../../configs/variants/jupiter.toml")),
 ];
 
 /// Names of the built-in variants, in listing order.

@@ -393,7 +393,6 @@ fn turn_rules(specs: &[PieceSpec], powers: &[Vec<Power>]) -> TurnRules {
     let dies_when_capturing: Vec<bool> = specs.iter().map(|p| p.dies_when_capturing).collect();
     let listed = |flags: &[bool]| (0..flags.len()).filter(|&i| flags[i]).map(|i| PieceType(i as u8)).collect();
     TurnRules {
-        poisonous_types: listed(&poisonous),
         burner_types: listed(&burns),
         any_burner: burns.iter().any(|&b| b),
         any_poison: !poisoners.is_empty() || poisonous.iter().any(|&b| b),
@@ -401,6 +400,7 @@ fn turn_rules(specs: &[PieceSpec], powers: &[Vec<Power>]) -> TurnRules {
         doublers,
         poisoners,
         reproducers,
+        poisonous,
         burns,
         dies_when_capturing,
     }

@@ -59,13 +59,13 @@ pub(crate) struct TurnRules {
     pub poisoners: Vec<PieceType>,
     /// Types with the `reproduce` power (Tribble): captures are then not irreversible.
     pub reproducers: Vec<PieceType>,
+    /// Per type: permanently poisonous (`poisonous = true`).
+    pub poisonous: Vec<bool>,
     /// Per type: burns its enemy neighbours (`burns = true`).
     pub burns: Vec<bool>,
     /// Per type: removed when it captures (`dies_when_capturing = true`).
     pub dies_when_capturing: Vec<bool>,
-    /// The types marked `poisonous` (permanently poisonous) and `burns`, listed: short lists
-    /// for the per-turn checks.
-    pub poisonous_types: Vec<PieceType>,
+    /// The types marked `burns`, listed: a short list for the per-turn check.
     pub burner_types: Vec<PieceType>,
     /// Some type burns.
     pub any_burner: bool,

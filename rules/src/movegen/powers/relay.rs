@@ -103,6 +103,7 @@ impl<'a> Lending<'a> {
             frozen: self.frozen,
             own_moves_in_out: self.own_moves_in_out,
             own_destinations: None,
+            kept: None,
         })
     }
 
@@ -180,19 +181,25 @@ pub(super) struct Recipient<'a> {
     frozen: &'a SquareSet,
     own_moves_in_out: bool,
     own_destinations: Option<SquareSet>,
+    /// Destinations of the plain moves from `from` in the sink, read at the first lent move.
+    kept: Option<SquareSet>,
 }
 
 impl Recipient<'_> {
     /// Pushes the lent move to `to` unless the recipient's own move to `to` already is it, or
     /// another relayer lent it already.
     pub(super) fn lend<S: MoveSink>(&mut self, to: Square, out: &mut S) {
-        if out.has_displacement(self.from, to) {
+        // The plain moves already kept from this square (own moves, moves lent by another
+        // relayer), read once per recipient instead of once per lent move.
+        let kept = *self.kept.get_or_insert_with(|| out.displacements_from(self.from));
+        if kept.contains(to) {
             return;
         }
         if !self.own_moves_in_out && self.own_destinations().contains(to) {
             return;
         }
         out.push(Move::normal(self.from, to));
+        self.kept.as_mut().expect("set above").insert(to);
     }
 
     fn own_destinations(&mut self) -> SquareSet {
@@ -230,6 +237,14 @@ impl MoveSink for Destinations {
 
     fn has_displacement(&self, from: Square, to: Square) -> bool {
         from == self.from && self.reached.contains(to)
+    }
+
+    fn displacements_from(&self, from: Square) -> SquareSet {
+        if from == self.from {
+            self.reached
+        } else {
+            SquareSet::EMPTY
+        }
     }
 
     fn is_done(&self) -> bool {
