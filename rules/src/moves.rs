@@ -13,9 +13,12 @@
 
 use crate::types::{PieceType, Square};
 
-/// The most squares one move can remove besides `to`: a Sorcerer's capture line on a board up to
-/// 17 squares wide (longer lines are refused when the variant loads).
-pub const MAX_EXTRA_CAPTURES: usize = 15;
+/// The most squares one action can remove besides `to`: a Sorcerer's capture line on a board up
+/// to 20 squares wide (longer lines are refused when the variant loads), and a Jupiter
+/// Coordinator's two corners per friendly royal piece with the most royals a side can hold in a
+/// game from the start array: its own five royal types (King or its Emperor, Elephant Prince,
+/// Tiger Prince, Sultan, Ancient Emperor) and four converted from the enemy, who must keep one.
+pub const MAX_EXTRA_CAPTURES: usize = 18;
 
 /// Removed squares one move can carry: two actions of a doubled turn.
 const MAX_REMOVED: usize = 2 * MAX_EXTRA_CAPTURES;
@@ -211,7 +214,7 @@ mod tests {
             .with_capture(Square(7))
             .with_capture(Square(2));
         assert_eq!(m.captures(), &[Square(2), Square(5), Square(7)]);
-        assert!(std::mem::size_of::<Move>() <= 88, "{}", std::mem::size_of::<Move>());
+        assert!(std::mem::size_of::<Move>() <= 96, "{}", std::mem::size_of::<Move>());
     }
 
     #[test]

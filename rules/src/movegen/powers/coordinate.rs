@@ -23,8 +23,9 @@ pub(super) fn moves<S: MoveSink>(pos: &Position, from: Square, p: Piece, dirs: &
                 let corners = [dims.square(dims.file(r), dims.rank(to)), dims.square(dims.file(to), dims.rank(r))];
                 for sq in corners.into_iter().flatten() {
                     if sq != to && sq != r && pos.piece_at(sq).is_some_and(|q| q.color() != us) {
-                        // Two captures per royal: more than seven royals of one side (possible
-                        // only by promotion or conversion) could overflow a move's list.
+                        // Two captures per royal: nine royals of one side (the most a game from
+                        // the start array can give it, see MAX_EXTRA_CAPTURES) fit; more, in a
+                        // constructed position only, would overflow the move's list.
                         if m.captures().len() < MAX_EXTRA_CAPTURES {
                             m.add_capture(sq);
                         }
