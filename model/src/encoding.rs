@@ -607,8 +607,8 @@ mod tests {
     /// docs/network.md and docs/training.md quote these sizes (memory per legal move).
     #[test]
     fn move_features_size() {
-        assert_eq!(std::mem::size_of::<ActionFeatures>(), 40);
-        assert_eq!(std::mem::size_of::<MoveFeatures>(), 84);
+        assert_eq!(std::mem::size_of::<ActionFeatures>(), 46);
+        assert_eq!(std::mem::size_of::<MoveFeatures>(), 96);
     }
 
     #[test]
