@@ -19,7 +19,9 @@ pub fn betza_symmetric(text: &str) -> bool {
 /// be classified here.
 pub fn power_symmetric(power: &PowerSpec) -> bool {
     match power {
-        PowerSpec::Relay { reach: RelayReach::Leap(leaps), grants, .. } => betza_symmetric(leaps) && betza_symmetric(grants),
+        PowerSpec::Relay { reach: RelayReach::Leap(leaps), grants, .. } => {
+            betza_symmetric(leaps) && betza_symmetric(grants)
+        }
         PowerSpec::Relay { grants, .. } => betza_symmetric(grants),
         PowerSpec::Igui { targets } | PowerSpec::Convert { targets } | PowerSpec::Swap { targets } => {
             betza_symmetric(targets)
@@ -45,8 +47,6 @@ pub fn power_symmetric(power: &PowerSpec) -> bool {
         PowerSpec::Pull { reach, .. } | PowerSpec::PushAway { reach, .. } => betza_symmetric(reach),
         PowerSpec::Reproduce { targets } => betza_symmetric(targets),
         PowerSpec::Double { sight } | PowerSpec::PoisonSight { sight } => betza_symmetric(sight),
-        PowerSpec::HopChain
-        | PowerSpec::RoyalLeap
-        | PowerSpec::Teleport => true,
+        PowerSpec::HopChain | PowerSpec::RoyalLeap | PowerSpec::Teleport => true,
     }
 }
