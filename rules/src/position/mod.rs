@@ -58,18 +58,48 @@ pub struct Position {
     pub(crate) hash: u64,
     /// Plies played from the root (the position that was parsed).
     pub(crate) ply: u32,
-    pub(crate) history: Vec<Undo>,
+    pub(crate) history: Headroom<Undo>,
     /// Previous occupants of the squares that moves edited, oldest first (see `make`).
-    pub(crate) journal: Vec<(Square, Option<Piece>)>,
+    pub(crate) journal: Headroom<(Square, Option<Piece>)>,
     /// Hashes of every earlier position, `hashes[i]` before the `i`-th move.
-    pub(crate) hashes: Vec<u64>,
+    pub(crate) hashes: Headroom<u64>,
     /// Reused buffer of the repetition filter (`legal_moves`), so that it never allocates.
-    pub(crate) repetition_scratch: Vec<u64>,
+    pub(crate) repetition_scratch: Headroom<u64>,
     pub(crate) irreversible: u32,
     /// Index of the next setup ply while in a setup phase, `NO_SETUP` otherwise.
     pub(crate) setup_ply: u8,
     /// Snapshot and buffers of Jupiter's turn procedure (`turn`).
     pub(crate) turn: turn::TurnState,
+}
+
+/// A stack that grows as moves are made (history, journal, hashes): a clone keeps room for a
+/// search's worth of moves, so that a position cloned for a search (kept leaves, worker copies)
+/// does not allocate again when the search makes its first moves on it.
+#[derive(Debug, Default)]
+pub(crate) struct Headroom<T>(pub(crate) Vec<T>);
+
+/// Entries a clone can take before it reallocates.
+const CLONE_HEADROOM: usize = 256;
+
+impl<T: Clone> Clone for Headroom<T> {
+    fn clone(&self) -> Self {
+        let mut v = Vec::with_capacity(self.0.len() + CLONE_HEADROOM);
+        v.extend_from_slice(&self.0);
+        Headroom(v)
+    }
+}
+
+impl<T> std::ops::Deref for Headroom<T> {
+    type Target = Vec<T>;
+    fn deref(&self) -> &Vec<T> {
+        &self.0
+    }
+}
+
+impl<T> std::ops::DerefMut for Headroom<T> {
+    fn deref_mut(&mut self) -> &mut Vec<T> {
+        &mut self.0
+    }
 }
 
 /// `setup_ply` outside the setup phase.
@@ -116,10 +146,10 @@ impl Position {
             fullmove: raw.fullmove,
             hash: 0,
             ply: 0,
-            history: Vec::with_capacity(256),
-            journal: Vec::with_capacity(1024),
-            hashes: Vec::with_capacity(256),
-            repetition_scratch: Vec::with_capacity(256),
+            history: Headroom(Vec::with_capacity(256)),
+            journal: Headroom(Vec::with_capacity(1024)),
+            hashes: Headroom(Vec::with_capacity(256)),
+            repetition_scratch: Headroom(Vec::with_capacity(256)),
             irreversible: 0,
             setup_ply: NO_SETUP,
             turn: turn::TurnState::default(),
