@@ -347,6 +347,22 @@ impl Encoding for StandardEncoding {
                 captures,
             }
         });
+        if m.kind == MoveKind::Pass {
+            // A position has one pass, identified by nothing (jupiter.md §9.1, typhoon.md §8):
+            // which passer the move names is an accident of square order, which the left-right
+            // mirror does not keep, so the features leave it out (square 0, no mover).
+            return MoveFeatures {
+                kind: move_kind_id(m.kind),
+                from: 0,
+                to: 0,
+                mover: 0,
+                piece: 0,
+                aux: NO_SQUARE,
+                n_captures: 0,
+                captures: [NO_SQUARE; MAX_EXTRA_CAPTURES],
+                second: None,
+            };
+        }
         MoveFeatures {
             kind: move_kind_id(m.kind),
             from: rel(m.from),

@@ -8,7 +8,9 @@
 //! `Position::mirror_safe`), the trainer picks the positions, and [`mirror_left_right`] rewrites
 //! them. Policy targets need no change: the moves keep their order.
 
-use crate::encoding::{EncodedBatch, MoveFeatures, ENCODING_VERSION, NO_SQUARE};
+use fairyzero_rules::MoveKind;
+
+use crate::encoding::{move_kind_id, EncodedBatch, MoveFeatures, ENCODING_VERSION, NO_SQUARE};
 
 // The layout the mirror relies on: relative squares numbered rank-major, planes and piece ids
 // stored rank-major per position. A new encoding must be checked against this file.
@@ -53,6 +55,9 @@ fn mirror_square(square: u16, width: usize, squares: usize) -> u16 {
 }
 
 fn mirror_move(features: &mut MoveFeatures, width: usize, squares: usize) {
+    if features.kind == move_kind_id(MoveKind::Pass) {
+        return; // the one pass of a position names no square (`encode_move`)
+    }
     features.from = mirror_square(features.from, width, squares);
     features.to = mirror_square(features.to, width, squares);
     features.aux = mirror_square(features.aux, width, squares);

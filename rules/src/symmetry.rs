@@ -17,7 +17,7 @@ pub use crate::spec::mirror::{betza_symmetric, power_symmetric};
 use crate::{
     notation::PositionError,
     position::{EnPassant, Position},
-    types::Square,
+    types::{Color, Piece, Square},
 };
 
 impl Position {
@@ -25,7 +25,18 @@ impl Position {
     /// mirrored moves and the same value (see the module documentation).
     pub fn mirror_safe(&self) -> bool {
         let safe = &self.variant().mirror_safe;
-        self.castling_rights() == 0 && !self.in_setup() && self.board().iter().flatten().all(|p| safe[p.kind().index()])
+        // With a Doubler on the board, doubled turns that share one effect are one move whose
+        // representative is chosen by square order (jupiter.md §9.2), which the mirror does not
+        // keep: the mirrored moves would not be the mirrored position's moves.
+        let doubler = self.variant().turn.doublers.iter().any(|&t| {
+            self.piece_counts()[Piece::new(t, Color::Blue).index()]
+                + self.piece_counts()[Piece::new(t, Color::Tan).index()]
+                > 0
+        });
+        self.castling_rights() == 0
+            && !self.in_setup()
+            && !doubler
+            && self.board().iter().flatten().all(|p| safe[p.kind().index()])
     }
 
     /// The left-right mirror image (files reversed), without history; `None` unless

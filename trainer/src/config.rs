@@ -880,6 +880,9 @@ mod shipped_configs {
             }
         }
         checked.sort();
-        assert_eq!(checked, ["default.toml", "scirocco.toml", "tiny.toml", "typhoon-gpu.toml", "typhoon.toml"]);
+        assert_eq!(
+            checked,
+            ["default.toml", "jupiter.toml", "scirocco.toml", "tiny.toml", "typhoon-gpu.toml", "typhoon.toml"]
+        );
     }
 }
