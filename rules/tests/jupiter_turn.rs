@@ -386,3 +386,44 @@ fn a_kamikaze_pushed_onto_an_enemy_dies() {
     pos.make(shove.expect("the Ox Tank pushes the Kamikaze"));
     assert_eq!(board(&pos), pieces(&[("d4", "OXT"), ("p1", "K"), ("a16", "k"), ("p12", "p")]));
 }
+
+/// The own moves of the five pieces of the turn procedure, derived by hand from jupiter.md §3.4
+/// (Pretentious pair: Doubler and Poisoner move as a Queen to empty squares only; Poison pair:
+/// Kamikaze a Queen limited to 2, Deadly Nightshade a King; Linear pair: Fiery Dragon a Bishop),
+/// each on d4 with a friendly Pawn two squares north (d6) and a Tan Knight on f6. No royal,
+/// Doubler or Poisoner lies on the examined piece's lines but these, so no doubled turn starts
+/// on d4 and every listed move is a single action.
+#[test]
+fn the_turn_pieces_move_as_the_master_table_says() {
+    let queen_to_empty = [
+        "d4d5", "d4d3", "d4d2", "d4d1", // north stops before the Pawn, south to the edge
+        "d4e4", "d4f4", "d4g4", "d4h4", "d4i4", "d4j4", "d4k4", "d4l4", "d4m4", "d4n4", "d4o4", "d4p4", "d4c4", "d4b4",
+        "d4a4", //
+        "d4e5", // north-east stops before the Knight: no capture
+        "d4c5", "d4b6", "d4a7", "d4e3", "d4f2", "d4g1", "d4c3", "d4b2", "d4a1",
+    ];
+    for token in ["DBL", "PSN"] {
+        let mut pos = position(&[("p1", "K"), ("d4", token), ("d6", "P")], &[("a16", "K"), ("f6", "N")], "w");
+        assert_eq!(moves_of(&mut pos, "d4"), expected(&queen_to_empty), "{token}");
+    }
+    let mut pos = position(&[("p1", "K"), ("d4", "KAM"), ("d6", "P")], &[("a16", "K"), ("f6", "N")], "w");
+    let kamikaze = [
+        "d4d5", "d4d3", "d4d2", "d4e4", "d4f4", "d4c4", "d4b4", "d4e5", "d4f6", "d4c5", "d4b6", "d4e3", "d4f2", "d4c3",
+        "d4b2",
+    ];
+    assert_eq!(moves_of(&mut pos, "d4"), expected(&kamikaze), "KAM: Q2, capturing on f6");
+    // The capture on f6 removes the Kamikaze with its victim (§3.4).
+    play(&mut pos, "d4f6");
+    assert_eq!((occupant(&pos, "f6"), occupant(&pos, "d4")), (None, None));
+
+    let mut pos = position(&[("p1", "K"), ("d4", "DNI"), ("d5", "P")], &[("a16", "K"), ("e5", "N")], "w");
+    let nightshade = ["d4c3", "d4c4", "d4c5", "d4d3", "d4e3", "d4e4", "d4e5"];
+    assert_eq!(moves_of(&mut pos, "d4"), expected(&nightshade), "DNI: a King, capturing on e5");
+
+    let mut pos = position(&[("p1", "K"), ("d4", "FID"), ("d6", "P")], &[("a16", "K"), ("f6", "N")], "w");
+    let fiery_dragon = ["d4e5", "d4f6", "d4c5", "d4b6", "d4a7", "d4e3", "d4f2", "d4g1", "d4c3", "d4b2", "d4a1"];
+    assert_eq!(moves_of(&mut pos, "d4"), expected(&fiery_dragon), "FID: a Bishop, capturing on f6");
+    // Stepping next to the Knight burns it at the end of the turn (§5.5).
+    play(&mut pos, "d4e5");
+    assert_eq!(occupant(&pos, "f6"), None);
+}
