@@ -8,47 +8,11 @@
 mod support;
 
 use fairyzero_rules::{Move, MoveList, Position};
-use support::jupiter::{jupiter_position, jupiter_with};
+use support::jupiter::{dossier_position_string, jupiter_position, jupiter_with};
 
-/// A position string from the dossier's piece lists (`"K p1, W c4, OxT e3"`): tokens in any
-/// case, Blue upper case and Tan lower case on the board.
+/// A position string from the dossier's piece lists (`"K p1, W c4, OxT e3"`).
 fn fen(blue: &str, tan: &str, blue_to_move: bool) -> String {
-    let mut board = vec![vec![String::new(); 16]; 16];
-    for (list, blue) in [(blue, true), (tan, false)] {
-        for entry in list.split(',').map(str::trim).filter(|e| !e.is_empty()) {
-            let (token, square) = entry.split_once(' ').unwrap_or_else(|| panic!("bad entry {entry:?}"));
-            let file = (square.as_bytes()[0] - b'a') as usize;
-            let rank: usize = square[1..].parse().unwrap_or_else(|_| panic!("bad square {square:?}"));
-            let token = if blue { token.to_ascii_uppercase() } else { token.to_ascii_lowercase() };
-            let cell = &mut board[rank - 1][file];
-            assert!(cell.is_empty(), "{square} given twice");
-            *cell = if token.len() == 1 { token } else { format!("({token})") };
-        }
-    }
-    let ranks: Vec<String> = board
-        .iter()
-        .rev()
-        .map(|rank| {
-            let mut text = String::new();
-            let mut empty = 0;
-            for cell in rank {
-                if cell.is_empty() {
-                    empty += 1;
-                    continue;
-                }
-                if empty > 0 {
-                    text += &empty.to_string();
-                    empty = 0;
-                }
-                text += cell;
-            }
-            if empty > 0 {
-                text += &empty.to_string();
-            }
-            text
-        })
-        .collect();
-    format!("{} {}", ranks.join("/"), if blue_to_move { "w" } else { "b" })
+    dossier_position_string(blue, tan, blue_to_move)
 }
 
 fn position(blue: &str, tan: &str, blue_to_move: bool) -> Position {

@@ -93,7 +93,6 @@ fn is_blue(token: &str) -> bool {
 
 /// The position string: the case's pieces, both Kings, and fillers for a side that would be bare.
 fn position_string(pieces: &[(String, String)], blue_to_move: bool) -> String {
-    let mut board: Vec<Vec<Option<String>>> = vec![vec![None; SIZE]; SIZE];
     let mut all: Vec<(String, String)> = pieces.to_vec();
     all.push(("K".into(), "p1".into()));
     all.push(("k".into(), "a16".into()));
@@ -103,37 +102,7 @@ fn position_string(pieces: &[(String, String)], blue_to_move: bool) -> String {
     if all.iter().filter(|(t, _)| !is_blue(t)).count() < 2 {
         all.push(("w".into(), "a14".into()));
     }
-    for (token, sq) in &all {
-        let (file, rank) = parse_square(sq);
-        assert!(board[rank][file].is_none(), "two pieces on {sq}");
-        board[rank][file] = Some(token.clone());
-    }
-    let mut rows = Vec::new();
-    for rank in (0..SIZE).rev() {
-        let mut row = String::new();
-        let mut empty = 0;
-        for file in 0..SIZE {
-            match &board[rank][file] {
-                None => empty += 1,
-                Some(t) => {
-                    if empty > 0 {
-                        row.push_str(&empty.to_string());
-                        empty = 0;
-                    }
-                    if t.len() == 1 {
-                        row.push_str(t);
-                    } else {
-                        row.push_str(&format!("({t})"));
-                    }
-                }
-            }
-        }
-        if empty > 0 {
-            row.push_str(&empty.to_string());
-        }
-        rows.push(row);
-    }
-    format!("{} {}", rows.join("/"), if blue_to_move { "w" } else { "b" })
+    support::jupiter::position_string(all.into_iter().map(|(token, sq)| (sq, token)), blue_to_move)
 }
 
 /// The sorted move strings of the piece on `from` (and the pass, which has no square).

@@ -10,44 +10,9 @@ mod support;
 use fairyzero_rules::{MoveList, Position};
 use support::jupiter::jupiter_position;
 
-/// A position from piece lists (`"RLW d4"`: token and square; Blue upper case as given, Tan
-/// pieces listed separately), Blue to move.
+/// A position from piece lists (`"RLW d4"`: token and square, Blue's and Tan's), Blue to move.
 fn position(blue: &[&str], tan: &[&str]) -> Position {
-    let dims = jupiter_position("k15/16/16/16/16/16/16/16/16/16/16/16/16/16/16/15K w").variant().dims;
-    let mut board = vec![vec![String::new(); 16]; 16];
-    for (pieces, tan_side) in [(blue, false), (tan, true)] {
-        for entry in pieces {
-            let (token, square) = entry.split_once(' ').expect("token and square");
-            let sq = dims.parse_square(square).unwrap_or_else(|| panic!("bad square {square}"));
-            let (file, rank) = (dims.file(sq) as usize, dims.rank(sq) as usize);
-            let token = if tan_side { token.to_ascii_lowercase() } else { token.to_string() };
-            board[rank][file] = if token.len() > 1 { format!("({token})") } else { token };
-        }
-    }
-    let rows: Vec<String> = (0..16)
-        .rev()
-        .map(|rank| {
-            let mut row = String::new();
-            let mut gap = 0;
-            for cell in &board[rank] {
-                if cell.is_empty() {
-                    gap += 1;
-                } else {
-                    if gap > 0 {
-                        row += &gap.to_string();
-                        gap = 0;
-                    }
-                    row += cell;
-                }
-            }
-            if gap > 0 {
-                row += &gap.to_string();
-            }
-            row
-        })
-        .collect();
-    let fen = format!("{} w", rows.join("/"));
-    jupiter_position(&fen)
+    jupiter_position(&support::jupiter::dossier_position_string(&blue.join(", "), &tan.join(", "), true))
 }
 
 fn legal(pos: &Position) -> Vec<String> {

@@ -7,44 +7,13 @@ mod support;
 use std::collections::BTreeSet;
 
 use fairyzero_rules::{Color, Move, MoveKind, MoveList, Position};
-use support::jupiter::jupiter_position;
+use support::jupiter::{jupiter_position, position_string};
 
 /// A 16x16 position string: `blue` and `tan` list (square, token); `side` is `w` or `b`.
 fn fen(blue: &[(&str, &str)], tan: &[(&str, &str)], side: &str) -> String {
-    let mut board = vec![vec![None; 16]; 16];
-    for (pieces, upper) in [(blue, true), (tan, false)] {
-        for &(sq, token) in pieces {
-            let file = (sq.as_bytes()[0] - b'a') as usize;
-            let rank: usize = sq[1..].parse::<usize>().unwrap() - 1;
-            let t = if upper { token.to_ascii_uppercase() } else { token.to_ascii_lowercase() };
-            assert!(board[rank][file].is_none(), "two pieces on {sq}");
-            board[rank][file] = Some(if t.len() > 1 { format!("({t})") } else { t });
-        }
-    }
-    let ranks: Vec<String> = (0..16)
-        .rev()
-        .map(|r| {
-            let mut s = String::new();
-            let mut empty = 0;
-            for f in 0..16 {
-                match &board[r][f] {
-                    None => empty += 1,
-                    Some(t) => {
-                        if empty > 0 {
-                            s += &empty.to_string();
-                            empty = 0;
-                        }
-                        s += t;
-                    }
-                }
-            }
-            if empty > 0 {
-                s += &empty.to_string();
-            }
-            s
-        })
-        .collect();
-    format!("{} {side}", ranks.join("/"))
+    let blue = blue.iter().map(|&(sq, t)| (sq, t.to_ascii_uppercase()));
+    let tan = tan.iter().map(|&(sq, t)| (sq, t.to_ascii_lowercase()));
+    position_string(blue.chain(tan), side == "w")
 }
 
 fn position(blue: &[(&str, &str)], tan: &[(&str, &str)], side: &str) -> Position {

@@ -170,3 +170,58 @@ pub fn jupiter_position(fen: &str) -> Position {
     let variant = jupiter_with(&tokens);
     Position::from_fen(variant, fen).unwrap_or_else(|e| panic!("position {fen:?} does not load: {e}"))
 }
+
+/// A 16x16 position string from placed pieces: `(square, token)`, the token's case giving the
+/// colour (upper case Blue, lower case Tan); multi-letter tokens are written in parentheses.
+pub fn position_string<S: AsRef<str>, T: AsRef<str>>(
+    pieces: impl IntoIterator<Item = (S, T)>,
+    blue_to_move: bool,
+) -> String {
+    let mut board = vec![vec![String::new(); 16]; 16];
+    for (square, token) in pieces {
+        let (square, token) = (square.as_ref(), token.as_ref());
+        let file = (square.as_bytes()[0] - b'a') as usize;
+        let rank: usize = square[1..].parse().unwrap_or_else(|_| panic!("bad square {square:?}"));
+        let cell = &mut board[rank - 1][file];
+        assert!(cell.is_empty(), "{square} given twice");
+        *cell = if token.len() == 1 { token.to_string() } else { format!("({token})") };
+    }
+    let ranks: Vec<String> = board
+        .iter()
+        .rev()
+        .map(|rank| {
+            let mut text = String::new();
+            let mut empty = 0;
+            for cell in rank {
+                if cell.is_empty() {
+                    empty += 1;
+                    continue;
+                }
+                if empty > 0 {
+                    text += &empty.to_string();
+                    empty = 0;
+                }
+                text += cell;
+            }
+            if empty > 0 {
+                text += &empty.to_string();
+            }
+            text
+        })
+        .collect();
+    format!("{} {}", ranks.join("/"), if blue_to_move { "w" } else { "b" })
+}
+
+/// [`position_string`] from the dossier's piece lists (`"K p1, W c4, OxT e3"`, tokens in any
+/// case), Blue's and Tan's.
+pub fn dossier_position_string(blue: &str, tan: &str, blue_to_move: bool) -> String {
+    let mut pieces = Vec::new();
+    for (list, blue) in [(blue, true), (tan, false)] {
+        for entry in list.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+            let (token, square) = entry.split_once(' ').unwrap_or_else(|| panic!("bad entry {entry:?}"));
+            let token = if blue { token.to_ascii_uppercase() } else { token.to_ascii_lowercase() };
+            pieces.push((square.to_string(), token));
+        }
+    }
+    position_string(pieces, blue_to_move)
+}
