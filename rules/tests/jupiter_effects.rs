@@ -35,29 +35,12 @@ fn legal(pos: &mut Position) -> MoveList {
     list
 }
 
-/// The legal moves of the piece on `square`, sorted.
-fn moves_of(mut pos: Position, square: &str) -> Vec<String> {
-    let from = pos.variant().dims.parse_square(square).unwrap();
-    let list = legal(&mut pos);
-    let mut out: Vec<String> = list.iter().filter(|m| m.from == from).map(|m| pos.move_to_string(m)).collect();
-    let count = out.len();
-    out.sort();
-    out.dedup();
-    assert_eq!(out.len(), count, "a move listed twice: {out:?}");
-    out
+fn moves_of(pos: Position, square: &str) -> Vec<String> {
+    support::jupiter::moves_from(pos, square)
 }
 
-/// The expected list, sorted (`;` comments of the dossier's lists stripped).
 fn expected(lines: &str) -> Vec<String> {
-    let mut out: Vec<String> = lines
-        .lines()
-        .filter_map(|l| l.split(';').next())
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .map(str::to_string)
-        .collect();
-    out.sort();
-    out
+    support::jupiter::dossier_list(lines)
 }
 
 /// The legal move printed as `text`.

@@ -13,30 +13,12 @@ fn position(blue: &str, tan: &str, blue_to_move: bool) -> Position {
     jupiter_position(&dossier_position_string(blue, tan, blue_to_move))
 }
 
-/// The legal moves of the piece on `square`, sorted.
-fn moves_of(mut pos: Position, square: &str) -> Vec<String> {
-    let from = pos.variant().dims.parse_square(square).unwrap();
-    let mut list = MoveList::new();
-    pos.legal_moves(&mut list);
-    let mut out: Vec<String> = list.iter().filter(|m| m.from == from).map(|m| pos.move_to_string(m)).collect();
-    let count = out.len();
-    out.sort();
-    out.dedup();
-    assert_eq!(out.len(), count, "a move listed twice: {out:?}");
-    out
+fn moves_of(pos: Position, square: &str) -> Vec<String> {
+    support::jupiter::moves_from(pos, square)
 }
 
-/// The expected list, sorted (`;` comments of the dossier's lists stripped).
 fn expected(lines: &str) -> Vec<String> {
-    let mut out: Vec<String> = lines
-        .lines()
-        .filter_map(|l| l.split(';').next())
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .map(str::to_string)
-        .collect();
-    out.sort();
-    out
+    support::jupiter::dossier_list(lines)
 }
 
 /// `from` followed by each square of `squares` (space-separated), as plain displacements.

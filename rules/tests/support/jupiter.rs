@@ -225,3 +225,30 @@ pub fn dossier_position_string(blue: &str, tan: &str, blue_to_move: bool) -> Str
     }
     position_string(pieces, blue_to_move)
 }
+
+/// The legal moves whose action starts on `square`, printed and sorted; fails if one is listed
+/// twice (routes with one effect are one move, jupiter.md §9.2).
+pub fn moves_from(mut pos: Position, square: &str) -> Vec<String> {
+    let from = pos.variant().dims.parse_square(square).unwrap_or_else(|| panic!("bad square {square:?}"));
+    let mut list = fairyzero_rules::MoveList::new();
+    pos.legal_moves(&mut list);
+    let mut out: Vec<String> = list.iter().filter(|m| m.from == from).map(|m| pos.move_to_string(m)).collect();
+    let count = out.len();
+    out.sort();
+    out.dedup();
+    assert_eq!(out.len(), count, "a move listed twice: {out:?}");
+    out
+}
+
+/// A dossier move list, one move per line, sorted (`;` comments stripped).
+pub fn dossier_list(lines: &str) -> Vec<String> {
+    let mut out: Vec<String> = lines
+        .lines()
+        .filter_map(|l| l.split(';').next())
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect();
+    out.sort();
+    out
+}
