@@ -142,17 +142,8 @@ impl Position {
         self.own_actions(sq, p, &mut Actions(out));
         out.retain(|m| !matches!(m.kind, MoveKind::Pass | MoveKind::SelfCapture));
         if !v.relayers.is_empty() {
-            // Relayed moves it receives: those of every relayer, minus the other recipients'.
-            let own_end = out.len();
-            relay::moves(self, p.color(), frozen, out);
-            let mut i = own_end;
-            while i < out.len() {
-                if out[i].from == sq {
-                    i += 1;
-                } else {
-                    out.swap_remove(i);
-                }
-            }
+            // Relayed moves it receives, from every relayer of its side.
+            relay::moves_received(self, sq, frozen, out);
             if v.relayers.contains(&p.kind()) {
                 relay::moves_from_relayer(self, sq, frozen, out);
             }

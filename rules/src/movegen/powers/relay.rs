@@ -45,7 +45,6 @@ pub(crate) fn moves<S: MoveSink>(pos: &Position, us: Color, frozen: &SquareSet, 
 /// Appends the relayed moves that the piece on `recipient` receives from every relayer of its
 /// side, for the doubled turn (jupiter.md §5.3 rule 2: the piece that acts). Own power first is
 /// applied as in [`moves_from_relayer`], so `out` need not hold the recipient's own moves.
-#[allow(dead_code)] // for the doubled-turn generator
 pub(crate) fn moves_received<S: MoveSink>(pos: &Position, recipient: Square, frozen: &SquareSet, out: &mut S) {
     let Some(p) = pos.piece_at(recipient) else { return };
     let us = p.color();
