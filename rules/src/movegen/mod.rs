@@ -13,6 +13,7 @@ pub(crate) mod attacks;
 pub(crate) mod betza;
 mod castling;
 mod doubled;
+mod legs;
 pub(crate) mod game_end;
 mod perft;
 pub mod powers;

@@ -70,6 +70,8 @@ pub struct Position {
     pub(crate) setup_ply: u8,
     /// Snapshot and buffers of Jupiter's turn procedure (`turn`).
     pub(crate) turn: turn::TurnState,
+    /// The previous move was a pass (Chushin Shogi forbids a pass right after one, §13.3).
+    pub(crate) last_move_was_pass: bool,
 }
 
 /// A stack that grows as moves are made (history, journal, hashes): a clone keeps room for a
@@ -153,6 +155,7 @@ impl Position {
             irreversible: 0,
             setup_ply: NO_SETUP,
             turn: turn::TurnState::default(),
+            last_move_was_pass: false,
             variant,
         };
         for (i, p) in raw.board.into_iter().enumerate() {
@@ -196,6 +199,12 @@ impl Position {
 
     pub fn en_passant(&self) -> Option<EnPassant> {
         self.ep
+    }
+
+    /// Whether the previous move was a pass (then a per-piece pass variant allows none now).
+    #[inline]
+    pub fn last_move_was_pass(&self) -> bool {
+        self.last_move_was_pass
     }
 
     pub fn halfmove_clock(&self) -> u32 {

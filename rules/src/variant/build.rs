@@ -13,7 +13,8 @@ use crate::{
     },
     types::{Dims, PieceType, Square, MAX_BOARD_SIDE},
     variant::{
-        attack_tables::AttackTables, powers::Power, synthetic, tables::build_tables, zobrist::Zobrist, Castling,
+        attack_tables::AttackTables, legs::LegTries, powers::Power, synthetic, tables::build_tables, zobrist::Zobrist,
+        Castling,
         Extinction, PassRule, PieceDef, PieceSpec, Rules, TurnRules, Variant, VariantSpec,
     },
 };
@@ -90,9 +91,14 @@ impl Variant {
         let mut by_token: BTreeMap<String, PieceType> = BTreeMap::new();
         for (i, p) in spec.pieces.iter().enumerate() {
             let upper = p.token.to_ascii_uppercase();
-            let valid = !upper.is_empty() && upper.chars().all(|c| c.is_ascii_alphabetic()) && upper.len() <= 8;
+            // Shogi's promoted pieces are written with a leading `+` (chushin-shogi.md §14).
+            let letters = upper.strip_prefix('+').unwrap_or(&upper);
+            let valid = !letters.is_empty() && letters.chars().all(|c| c.is_ascii_alphabetic()) && upper.len() <= 8;
             if !valid {
-                problems.push(format!("piece {:?}: field `token` {:?} must be 1-8 ASCII letters", p.name, p.token));
+                problems.push(format!(
+                    "piece {:?}: field `token` {:?} must be 1-8 ASCII letters, optionally after one `+`",
+                    p.name, p.token
+                ));
             } else if by_token.insert(upper.clone(), PieceType(i as u8)).is_some() {
                 problems
                     .push(format!("piece {:?}: field `token` {:?} is used twice (case-insensitive)", p.name, p.token));
@@ -104,6 +110,7 @@ impl Variant {
         let mut pieces = Vec::with_capacity(spec.pieces.len());
         let mut powers: Vec<Vec<Power>> = Vec::with_capacity(spec.pieces.len());
         let mut geometries = Vec::with_capacity(spec.pieces.len());
+        let mut full_geometries = Vec::with_capacity(spec.pieces.len());
         for p in &spec.pieces {
             let geometry = match betza::parse(&p.betza) {
                 Ok(g) => g,
@@ -112,14 +119,6 @@ impl Variant {
                     betza::Geometry::default()
                 }
             };
-            if let Some(c) = geometry.multi_leg().next() {
-                let text: Vec<&str> = c.legs.iter().map(|l| l.text.as_str()).collect();
-                problems.push(format!(
-                    "piece {:?}: field `betza`: multi-leg component {:?} is not supported by the move generator yet",
-                    p.name,
-                    text.join("a")
-                ));
-            }
             // A grasshopper lands right behind its screen, so a range has no agreed meaning for
             // it; a cannon hop needs a line with room for a screen (`pR4`, not `pW`).
             if let Some(leg) = geometry.components.iter().filter(|c| c.legs.len() == 1).map(|c| &c.legs[0]).find(|l| {
@@ -163,7 +162,10 @@ impl Variant {
                 }
             }
             let atoms: Vec<Atom> = geometry.atoms().copied().collect();
-            let captures = atoms.iter().any(|a| a.modality.captures) || !p.powers.is_empty();
+            // Multi-leg components capture in every Chushin piece that has them; `legs` is exact
+            // about which legs capture, this flag only has to be conservative.
+            let captures =
+                atoms.iter().any(|a| a.modality.captures) || !p.powers.is_empty() || geometry.multi_leg().next().is_some();
             // A royal leap may land where a Betza move does (Jupiter's Royalist).
             let royal_leaper = p.powers.iter().any(|w| matches!(w, PowerSpec::RoyalLeap));
             let needs_dedup = royal_leaper
@@ -205,7 +207,17 @@ impl Variant {
                 needs_dedup,
             });
             geometries.push(atoms);
+            full_geometries.push(geometry);
         }
+        let legs = match LegTries::compile(dims, &full_geometries) {
+            Ok(legs) => legs,
+            Err(errors) => {
+                for (i, e) in errors {
+                    problems.push(format!("piece {:?}: field `betza`: {e}", spec.pieces[i].name));
+                }
+                LegTries::default()
+            }
+        };
         if spec.initial_move_ranks.iter().any(|&r| r == 0 || r > spec.height) {
             problems.push(format!("field `initial_move_ranks`: ranks must be within 1..={}", spec.height));
         }
@@ -265,8 +277,11 @@ impl Variant {
             (PassRule::OnePerPosition, false) => {
                 problems.push("field `pass`: \"one_per_position\" needs a piece with the `pass` power".into())
             }
-            (PassRule::PerPieceNoDoublePass, _) => problems
-                .push("field `pass`: \"per_piece_no_double_pass\" (Chushin Shogi) is not implemented yet".into()),
+            (PassRule::PerPieceNoDoublePass, true) => problems.push(
+                "field `pass`: \"per_piece_no_double_pass\" takes its passes from the pieces' XBetza \
+                 (`mabK`), not from the `pass` power"
+                    .into(),
+            ),
             _ => {}
         }
         let setup = match &spec.setup {
@@ -322,6 +337,7 @@ impl Variant {
         let mirror_safe = mirror_safe_types(&spec.pieces, &pieces);
         let turn = turn_rules(&spec.pieces, &powers);
         let mut variant = Variant {
+            legs,
             mirror_safe,
             attack_tables,
             line_dirs,

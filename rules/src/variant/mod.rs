@@ -9,6 +9,7 @@
 
 pub(crate) mod attack_tables;
 mod build;
+pub(crate) mod legs;
 pub(crate) mod powers;
 pub(crate) mod setup;
 pub mod setup_mask;
@@ -25,7 +26,7 @@ pub use crate::spec::{
 };
 use crate::{
     types::{Color, Dims, Piece, PieceType, Square},
-    variant::{attack_tables::AttackTables, powers::Power, setup::SetupPhase, tables::MoveTables, zobrist::Zobrist},
+    variant::{attack_tables::AttackTables, legs::LegTries, powers::Power, setup::SetupPhase, tables::MoveTables, zobrist::Zobrist},
 };
 pub use build::BuildError;
 
@@ -169,6 +170,8 @@ pub struct Variant {
     /// Per piece type: it, and every type it can become, moves left-right symmetrically (see
     /// [`crate::symmetry`]).
     pub mirror_safe: Vec<bool>,
+    /// Multi-leg XBetza components, compiled per (colour, type) (chushin-shogi.md §6).
+    pub(crate) legs: LegTries,
 }
 
 impl fmt::Debug for Variant {
