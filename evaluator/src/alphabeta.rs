@@ -1,5 +1,5 @@
 //! The alpha-beta baseline: negamax with iterative deepening, a transposition table keyed by
-//! the position's Zobrist hash, move ordering (TT move, MVV-LVA captures, promotions, killer
+//! the position's search key, move ordering (TT move, MVV-LVA captures, promotions, killer
 //! moves, history), quiescence search on captures (all evasions when a royal is in check under
 //! the checkmate rule) and a material + mobility evaluation. It works for every variant the
 //! rules engine plays: game ends come from [`Position::outcome_with`] (checkmate, royal capture,
@@ -246,7 +246,7 @@ impl AlphaBeta {
                 best = Some(m);
             }
         }
-        self.tt_store(pos.hash(), best, alpha, depth, Bound::Exact, 0);
+        self.tt_store(pos.search_key(), best, alpha, depth, Bound::Exact, 0);
         (best, alpha, true)
     }
 
@@ -289,7 +289,7 @@ impl AlphaBeta {
         if pos.ply() >= self.cap_ply && !pos.in_setup() {
             return 0;
         }
-        let key = pos.hash();
+        let key = pos.search_key();
         let mut tt_move = None;
         if let Some(e) = self.tt_probe(key) {
             tt_move = e.mv;

@@ -224,9 +224,10 @@ impl Backend for MockBackend {
     }
 }
 
-/// Memoises another backend by position key: Zobrist hash of board, side and rights, plus the
-/// number of legal moves as a cheap guard against history-dependent move sets, plus the
-/// repetition count the network sees (0, 1, 2 or more earlier occurrences).
+/// Memoises another backend by position key: `Position::search_key` (board, side, rights and
+/// the pass restriction), plus the number of legal moves as a cheap guard against
+/// history-dependent move sets, plus the repetition count the network sees (0, 1, 2 or more
+/// earlier occurrences).
 pub struct CachedBackend<E> {
     inner: E,
     capacity: usize,
@@ -257,7 +258,7 @@ impl<E: Backend> CachedBackend<E> {
 
     fn key(req: &EvalRequest<'_>) -> (u64, usize, usize) {
         let side = if req.position.side_to_move() == Color::Blue { 0 } else { 1 };
-        (req.position.hash() ^ side, req.moves.len(), req.position.repetitions().min(2))
+        (req.position.search_key() ^ side, req.moves.len(), req.position.repetitions().min(2))
     }
 }
 

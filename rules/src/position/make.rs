@@ -26,6 +26,7 @@ pub(crate) struct Undo {
     irreversible: u32,
     side: Color,
     setup_ply: u8,
+    last_move_was_pass: bool,
 }
 
 /// What the actions of one turn did that outlives the board edits.
@@ -100,6 +101,7 @@ impl Position {
             irreversible: self.irreversible,
             side: self.side,
             setup_ply: self.setup_ply,
+            last_move_was_pass: self.last_move_was_pass,
         };
         self.hashes.push(self.hash);
         if mv.kind == MoveKind::Setup {
@@ -159,6 +161,8 @@ impl Position {
         }
         self.side = us.other();
         self.ply += 1;
+        // A pass is never part of a doubled turn, so the move's own kind says whether it was one.
+        self.last_move_was_pass = mv.kind == MoveKind::Pass;
         self.hash ^= self.state_hash();
         self.history.push(undo);
     }
@@ -211,6 +215,12 @@ impl Position {
                     if victim.is_some() || !mv.captures().is_empty() {
                         self.capture_penalty(mv.to);
                     }
+                } else if let Some(t) = mv.piece {
+                    // Igui in the promotion zone: the capturer promotes where it stands
+                    // (chushin-shogi.md §8.1, §13.7). Journaled like any edit, so unmake
+                    // restores the unpromoted piece.
+                    let p = self.board[mv.from.index()].expect("a stationary capture is made by a piece");
+                    self.set_square(mv.from, Some(p.with_kind(t)));
                 }
             }
             MoveKind::Castle => {
@@ -220,6 +230,7 @@ impl Position {
                 self.set_square(self.castle_rook_destination(*mv), Some(rook));
                 facts.irreversible = true;
             }
+            // A pass changes nothing on the board and never promotes (§8.5): `piece` is unused.
             MoveKind::Pass | MoveKind::Convert => {}
             MoveKind::Swap => {
                 let mover = self.board[mv.from.index()].expect("a swap starts on a piece");
@@ -303,6 +314,7 @@ impl Position {
         }
         self.side = undo.side;
         self.setup_ply = undo.setup_ply;
+        self.last_move_was_pass = undo.last_move_was_pass;
         self.irreversible = undo.irreversible;
         self.hash = undo.hash;
         self.ply -= 1;

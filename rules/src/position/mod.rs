@@ -114,7 +114,8 @@ impl fmt::Debug for Position {
 }
 
 impl PartialEq for Position {
-    /// Positions are equal when their current state is (history is not compared).
+    /// Positions are equal when their current state is (history is not compared); the pass
+    /// flag counts only where it restricts the moves, as in [`Position::search_key`].
     fn eq(&self, other: &Self) -> bool {
         Arc::ptr_eq(&self.variant, &other.variant)
             && self.board == other.board
@@ -125,6 +126,7 @@ impl PartialEq for Position {
             && self.halfmove == other.halfmove
             && self.fullmove == other.fullmove
             && self.hash == other.hash
+            && self.pass_is_restricted() == other.pass_is_restricted()
     }
 }
 
@@ -201,7 +203,10 @@ impl Position {
         self.ep
     }
 
-    /// Whether the previous move was a pass (then a per-piece pass variant allows none now).
+    /// Whether the previous move was a pass (then a per-piece pass variant allows none now,
+    /// chushin-shogi.md §8.5). Set by `make` in every variant, restored by `unmake`; a position
+    /// read from text has it false (the string carries no history, §14). It is not part of
+    /// [`Position::hash`] but is of [`Position::search_key`] where it restricts the moves.
     #[inline]
     pub fn last_move_was_pass(&self) -> bool {
         self.last_move_was_pass
@@ -220,6 +225,11 @@ impl Position {
         self.ply
     }
 
+    /// The repetition key: a Zobrist hash of the pieces, the side to move, castling, en passant
+    /// and the setup ply, the same however the position was reached (a parsed position has the
+    /// hash of the played one). It leaves out whether the previous move was a pass, which
+    /// repetition does not count (chushin-shogi.md §8.5) but which decides whether a per-piece
+    /// variant may pass: caches of search results must key on [`Position::search_key`].
     #[inline]
     pub fn hash(&self) -> u64 {
         self.hash

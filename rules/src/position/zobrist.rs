@@ -1,9 +1,17 @@
 //! Zobrist hashing: the keys are the variant's ([`crate::variant::zobrist`]); `make` and
 //! `unmake` update the hash incrementally, [`Position::compute_hash`] recomputes it.
+//!
+//! Two keys come from it. [`Position::hash`] is the **repetition key**: the pieces, the side to
+//! move, castling, en passant and the setup ply; repetition counting compares it, so it leaves
+//! out what the rules do not count (Chushin Shogi's "the previous move was a pass",
+//! chushin-shogi.md §8.5, §8.6). [`Position::search_key`] adds that flag where it changes the
+//! legal moves, for caches of search results and evaluations (transposition tables, the
+//! network's cache), which must not merge positions whose moves differ.
 
 use crate::{
     position::{Position, NO_SETUP},
     types::{Color, Piece, Square},
+    variant::PassRule,
 };
 
 impl Position {
@@ -27,6 +35,30 @@ impl Position {
             h ^= z.setup[self.setup_ply as usize];
         }
         h
+    }
+
+    /// [`Position::search_key`]'s extra key: set while the previous move was a pass in a variant
+    /// whose passes depend on it. A fixed odd constant (the 64-bit golden ratio) rather than a
+    /// variant key, so that the variant's key table and every existing hash stay as they were.
+    const PASS_RESTRICTION_KEY: u64 = 0x9E37_79B9_7F4A_7C15;
+
+    /// Whether the previous move was a pass and that forbids passing now (the variant's pass
+    /// rule is `per_piece_no_double_pass`): the state that [`Position::search_key`] adds.
+    #[inline]
+    pub(crate) fn pass_is_restricted(&self) -> bool {
+        self.last_move_was_pass && self.variant.rules.pass == PassRule::PerPieceNoDoublePass
+    }
+
+    /// The key of everything that decides this position's legal moves and result, for caches
+    /// of search results: [`Position::hash`] plus the pass restriction (see the module doc).
+    /// Equal to `hash()` in every variant without per-piece passes.
+    #[inline]
+    pub fn search_key(&self) -> u64 {
+        if self.pass_is_restricted() {
+            self.hash ^ Self::PASS_RESTRICTION_KEY
+        } else {
+            self.hash
+        }
     }
 
     /// The Zobrist hash computed from scratch (the incremental one must always equal it).
