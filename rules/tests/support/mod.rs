@@ -1,4 +1,5 @@
 //! Helpers shared by several integration tests (each test file that needs them says `mod support;`).
 #![allow(dead_code)]
 
+pub mod chushin;
 pub mod jupiter;

@@ -1,0 +1,207 @@
+//! Chushin Shogi: every worked example of the dossier (chushin-shogi.md §11.1-§11.19) as a test.
+//!
+//! The examples are copied as printed into `tests/data/chushin/examples.txt` (format in its
+//! header). Each example test builds the position (the listed pieces on an empty board, the
+//! moving side to move, no pass before), generates the legal moves, keeps those that start on
+//! the moving square (its passes and igui included) and compares them with the dossier's list
+//! both ways, by the identifying key of §9.2 `(from, to, victims, promote)`. A failure lists
+//! the missing and the extra moves in the dossier's notation.
+//!
+//! `examples_file_matches_the_dossier` checks the transcription alone (counts, order, victims,
+//! arrival squares), so that a failing example test points at the engine, not at the data.
+
+mod support;
+
+use support::chushin::{compare_with_dossier, example, examples, MoveKey, DIMS};
+
+/// Compares §`section`'s list with the generator; fails with the differences.
+fn check(section: &str) {
+    let example = example(section);
+    let problems = example.transcription_problems();
+    assert!(problems.is_empty(), "§{section}: transcription problems: {problems:#?}");
+    let report = compare_with_dossier(&example);
+    assert!(report.is_empty(), "{report}");
+}
+
+#[test]
+fn examples_file_matches_the_dossier() {
+    let all = examples();
+    let sections: Vec<&str> = all.iter().map(|e| e.section.as_str()).collect();
+    let expected: Vec<String> = (1..=19).map(|i| format!("11.{i}")).collect();
+    assert_eq!(sections, expected, "examples.txt must hold §11.1-§11.19 in order");
+    let mut report = String::new();
+    for e in &all {
+        for p in e.transcription_problems() {
+            report += &format!("§{} {} (examples.txt:{}): {p}\n", e.section, e.title, e.line);
+        }
+    }
+    assert!(report.is_empty(), "{report}");
+    // The dossier's 19 lists hold 324 moves (32+30+43+30+15+6+20+8+6+11+4+8+6+35+11+7+18+11+23).
+    assert_eq!(all.iter().map(|e| e.moves.len()).sum::<usize>(), 324);
+}
+
+#[test]
+fn dossier_notation_reads_every_form_of_9_3() {
+    let sq = |name: &str| DIMS.parse_square(name).unwrap();
+    let key = |text: &str| MoveKey::parse_dossier(text).unwrap_or_else(|e| panic!("{e}"));
+    let step = key("h9-h10");
+    assert_eq!((step.from, step.to, step.victims.clone(), step.promote), (sq("h9"), sq("h10"), vec![], false));
+    assert_eq!(key("h9xh10-i11").victims, vec![sq("h10")]);
+    assert_eq!(key("h9xh10xh11-h12").victims, vec![sq("h10"), sq("h11")]);
+    assert!(key("h9xh10-h9").is_igui() && !key("h9xh10-h9").is_pass());
+    assert!(key("h9-h9").is_pass());
+    let burn = key("b2xc3-c2");
+    assert_eq!((burn.to, burn.victims.clone()), (sq("c2"), vec![sq("c3")]));
+    let promoting = key("b14xb15-a14+");
+    assert_eq!((promoting.to, promoting.victims.clone(), promoting.promote), (sq("a14"), vec![sq("b15")], true));
+    for text in ["h9-h10", "h9xh10-i11", "h9xh10xh11-h12", "h9xh10-h9", "h9-h9", "b14xb15-a14+", "r18-a1"] {
+        assert_eq!(key(text).dossier_text(), text);
+    }
+    assert_eq!(key("h9xh10xh11-h12").fairyzero_text(), "h9h12xh10xh11");
+    assert_eq!(key("b14xb15-a14+").fairyzero_text(), "b14a14xb15+");
+    for (bad, why) in [
+        ("h9", "character 3"),
+        ("h9h10", "character 3"),
+        ("h9xh11xh10-h12", "ascending"),
+        ("h9-s1", "character 4"),
+        ("h9-h10++", "character 8"),
+        ("h9xh10-h10", "victim square"),
+        ("h9-h9+", "pass never promotes"),
+    ] {
+        let error = MoveKey::parse_dossier(bad).expect_err(bad);
+        assert!(error.contains(why), "{bad}: {error}");
+    }
+}
+
+/// fairyzero's own notation (docs/plans/chushin.md §3.3: `h9xh10-i11` is `h9i11xh10`, a pass
+/// names its piece, `h9h9`) reads every dossier move of §11 as the same move, and prints it so.
+#[test]
+fn fairyzero_text_of_every_dossier_move_parses_to_it() {
+    let mut report = String::new();
+    for e in examples() {
+        let mut pos = e.position();
+        for key in e.keys() {
+            let text = key.fairyzero_text();
+            match pos.parse_move(&text) {
+                Ok(m) => match MoveKey::of_move(&pos, &m) {
+                    Ok(parsed) if parsed == key => {
+                        let printed = pos.move_to_string(&m);
+                        if printed != text {
+                            report += &format!(
+                                "§{}: {} prints as {printed}, expected {text}\n",
+                                e.section,
+                                key.dossier_text()
+                            );
+                        }
+                    }
+                    Ok(parsed) => {
+                        report += &format!(
+                            "§{}: {text} parses as {}, the dossier's move is {}\n",
+                            e.section,
+                            parsed.dossier_text(),
+                            key.dossier_text()
+                        )
+                    }
+                    Err(error) => report += &format!("§{}: {text}: {error}\n", e.section),
+                },
+                Err(error) => report += &format!("§{}: {} as {text}: {error}\n", e.section, key.dossier_text()),
+            }
+        }
+    }
+    assert!(report.is_empty(), "{report}");
+}
+
+#[test]
+fn example_11_01_lion() {
+    check("11.1");
+}
+
+#[test]
+fn example_11_02_lion_dog() {
+    check("11.2");
+}
+
+#[test]
+fn example_11_03_furious_fiend() {
+    check("11.3");
+}
+
+#[test]
+fn example_11_04_fire_demon() {
+    check("11.4");
+}
+
+#[test]
+fn example_11_05_vice_general() {
+    check("11.5");
+}
+
+#[test]
+fn example_11_06_great_general() {
+    check("11.6");
+}
+
+#[test]
+fn example_11_07_heavenly_tetrarch() {
+    check("11.7");
+}
+
+#[test]
+fn example_11_08_horned_falcon() {
+    check("11.8");
+}
+
+#[test]
+fn example_11_09_soaring_eagle_gote() {
+    check("11.9");
+}
+
+#[test]
+fn example_11_10_free_eagle() {
+    check("11.10");
+}
+
+#[test]
+fn example_11_11_golden_bird() {
+    check("11.11");
+}
+
+#[test]
+fn example_11_12_horse_master() {
+    check("11.12");
+}
+
+#[test]
+fn example_11_13_shogun() {
+    check("11.13");
+}
+
+#[test]
+fn example_11_14_lion_hawk_in_promotion_zone() {
+    check("11.14");
+}
+
+#[test]
+fn example_11_15_violent_dragon_gote() {
+    check("11.15");
+}
+
+#[test]
+fn example_11_16_left_general_gote() {
+    check("11.16");
+}
+
+#[test]
+fn example_11_17_lion_at_the_zone_border() {
+    check("11.17");
+}
+
+#[test]
+fn example_11_18_promoted_kirin() {
+    check("11.18");
+}
+
+#[test]
+fn example_11_19_fire_demon_burns() {
+    check("11.19");
+}
