@@ -9,9 +9,9 @@
 //!   a learned embedding table by the net (rather than hundreds of one-hot planes);
 //! - a few **spatial planes** ([`plane`]): on-board, both promotion zones, en-passant squares;
 //! - a few **global features** ([`global`]): side to move, repetitions, setup phase and its
-//!   progress, move-cap and halfmove-clock progress, castling rights. They are constant over the
-//!   board, so the net adds them once to its stem (KataGo's "global inputs") instead of paying
-//!   for constant planes in the first convolution.
+//!   progress, move-cap and halfmove-clock progress, castling rights, whether the opponent just
+//!   passed. They are constant over the board, so the net adds them once to its stem (KataGo's
+//!   "global inputs") instead of paying for constant planes in the first convolution.
 //!
 //! A move becomes a [`MoveFeatures`]: its kind, from and to squares, mover type, promoted /
 //! dropped / placed type, aux square and every extra captured square, all relative to the side
@@ -24,11 +24,13 @@
 
 use std::sync::Arc;
 
-use fairyzero_rules::{moves::MAX_EXTRA_CAPTURES, Color, Move, MoveKind, Position, Square, Variant};
+use fairyzero_rules::{moves::MAX_EXTRA_CAPTURES, variant::PassRule, Color, Move, MoveKind, Position, Square, Variant};
 use ndarray::{ArrayView2, ArrayView3, ArrayView4};
 
-/// Bumped whenever the meaning of any input changes; checkpoints record it.
-pub const ENCODING_VERSION: u32 = 2;
+/// Bumped whenever the meaning of any input changes; checkpoints record it. Version 3 added
+/// [`global::OPPONENT_PASSED`] (Chushin Shogi forbids a pass right after a pass) and names the
+/// passing piece of a per-piece pass in its [`MoveFeatures`].
+pub const ENCODING_VERSION: u32 = 3;
 
 /// Spatial feature planes besides the piece ids.
 pub mod plane {
@@ -49,7 +51,12 @@ pub mod global {
     pub const SECOND_PLAYER: usize = 0;
     /// The current position occurred at least once before (same side to move).
     pub const REPEATED_ONCE: usize = 1;
-    /// ... at least twice before.
+    /// ... at least twice before. With these two the net knows the position's occurrences in
+    /// every position it is asked about: the one more occurrence that a repetition rule acts
+    /// on (threefold draw, third occurrence illegal, fourth occurrence draws in Chushin Shogi)
+    /// is always at most two earlier ones away, since a position with one more is decided
+    /// (`Position::outcome`) and never evaluated. A "repeated thrice" feature would therefore
+    /// be 0 in every position of every game the net sees.
     pub const REPEATED_TWICE: usize = 2;
     /// The players are still choosing the array (setup phase).
     pub const SETUP_PHASE: usize = 3;
@@ -65,7 +72,10 @@ pub mod global {
     pub const CASTLE_OURS_A: usize = 8;
     pub const CASTLE_THEIRS_H: usize = 9;
     pub const CASTLE_THEIRS_A: usize = 10;
-    pub const COUNT: usize = 11;
+    /// The opponent's last move was a pass (`Position::last_move_was_pass`): then a per-piece
+    /// pass variant (Chushin Shogi, dossier §8.5) has no pass now.
+    pub const OPPONENT_PASSED: usize = 11;
+    pub const COUNT: usize = 12;
 }
 
 /// Rows in the net's move-kind embedding: the kinds of single actions and first actions from
@@ -200,6 +210,8 @@ pub struct StandardEncoding {
     /// Per colour, per absolute square: in that colour's promotion zone.
     promotion_zone: [Vec<bool>; 2],
     setup_plies: usize,
+    /// Each passing piece has its own pass move (`PassRule::PerPieceNoDoublePass`).
+    passes_per_piece: bool,
 }
 
 impl StandardEncoding {
@@ -208,7 +220,8 @@ impl StandardEncoding {
         let zone = |c: Color| (0..n).map(|s| variant.in_promotion_zone(Square(s as u16), c)).collect();
         let promotion_zone = [zone(Color::Blue), zone(Color::Tan)];
         let setup_plies = variant.spec.setup.as_ref().map_or(0, |s| s.plies.len());
-        StandardEncoding { variant, promotion_zone, setup_plies }
+        let passes_per_piece = variant.rules.pass == PassRule::PerPieceNoDoublePass;
+        StandardEncoding { variant, promotion_zone, setup_plies, passes_per_piece }
     }
 
     pub fn squares(&self) -> usize {
@@ -328,6 +341,7 @@ impl Encoding for StandardEncoding {
         g[global::CASTLE_OURS_A] = right(us, 1);
         g[global::CASTLE_THEIRS_H] = right(us.other(), 0);
         g[global::CASTLE_THEIRS_A] = right(us.other(), 1);
+        g[global::OPPONENT_PASSED] = flag(pos.last_move_was_pass());
     }
 
     fn encode_move(&self, pos: &Position, m: &Move) -> MoveFeatures {
@@ -347,10 +361,12 @@ impl Encoding for StandardEncoding {
                 captures,
             }
         });
-        if m.kind == MoveKind::Pass {
+        if m.kind == MoveKind::Pass && !self.passes_per_piece {
             // A position has one pass, identified by nothing (jupiter.md §9.1, typhoon.md §8):
             // which passer the move names is an accident of square order, which the left-right
-            // mirror does not keep, so the features leave it out (square 0, no mover).
+            // mirror does not keep, so the features leave it out (square 0, no mover). Where
+            // every passing piece has its own pass (Chushin Shogi), the passes are distinct
+            // moves and keep their square and mover below.
             return MoveFeatures {
                 kind: move_kind_id(m.kind),
                 from: 0,

@@ -14,13 +14,13 @@ use crate::encoding::{move_kind_id, EncodedBatch, MoveFeatures, ENCODING_VERSION
 
 // The layout the mirror relies on: relative squares numbered rank-major, planes and piece ids
 // stored rank-major per position. A new encoding must be checked against this file.
-const _: () = assert!(ENCODING_VERSION == 2, "mirror.rs was written for encoding version 2");
+const _: () = assert!(ENCODING_VERSION == 3, "mirror.rs was written for encoding version 3");
 
 /// Mirrors left-right, in place, the positions `i` of `batch` with `mask[i]` set: piece ids,
 /// spatial planes, and the from, to, aux and extra captured squares of their moves' actions (the
 /// captured squares are sorted again, as the encoding keeps them). Global features need no
 /// change: castling rights are absent in mirrorable positions and nothing else there depends on
-/// files.
+/// files (repetitions and the opponent's pass are properties of the whole position).
 ///
 /// # Panics
 /// If `mask` does not have one entry per position (a caller's bug, like a batch of the wrong
@@ -55,8 +55,10 @@ fn mirror_square(square: u16, width: usize, squares: usize) -> u16 {
 }
 
 fn mirror_move(features: &mut MoveFeatures, width: usize, squares: usize) {
-    if features.kind == move_kind_id(MoveKind::Pass) {
-        return; // the one pass of a position names no square (`encode_move`)
+    if features.kind == move_kind_id(MoveKind::Pass) && features.mover == 0 {
+        // The one pass of a position names no square (`encode_move`); a per-piece pass names
+        // its piece and mirrors like any move.
+        return;
     }
     features.from = mirror_square(features.from, width, squares);
     features.to = mirror_square(features.to, width, squares);
