@@ -72,8 +72,10 @@ pub mod global {
     pub const CASTLE_OURS_A: usize = 8;
     pub const CASTLE_THEIRS_H: usize = 9;
     pub const CASTLE_THEIRS_A: usize = 10;
-    /// The opponent's last move was a pass (`Position::last_move_was_pass`): then a per-piece
-    /// pass variant (Chushin Shogi, dossier §8.5) has no pass now.
+    /// The opponent's last move was a pass and the variant forbids a pass right after one
+    /// (per-piece passes, Chushin Shogi, dossier §8.5): no pass is legal now. 0 in every other
+    /// variant, where the previous pass changes nothing, so that the inputs stay a function of
+    /// `Position::search_key`, the network cache's key.
     pub const OPPONENT_PASSED: usize = 11;
     pub const COUNT: usize = 12;
 }
@@ -341,7 +343,7 @@ impl Encoding for StandardEncoding {
         g[global::CASTLE_OURS_A] = right(us, 1);
         g[global::CASTLE_THEIRS_H] = right(us.other(), 0);
         g[global::CASTLE_THEIRS_A] = right(us.other(), 1);
-        g[global::OPPONENT_PASSED] = flag(pos.last_move_was_pass());
+        g[global::OPPONENT_PASSED] = flag(self.passes_per_piece && pos.last_move_was_pass());
     }
 
     fn encode_move(&self, pos: &Position, m: &Move) -> MoveFeatures {

@@ -60,20 +60,17 @@ fn play(pos: &mut Position, text: &str) {
     pos.make(m);
 }
 
+/// With one pass per position the previous pass restricts nothing, so OPPONENT_PASSED stays 0
+/// (the inputs stay a function of `Position::search_key`, the network cache's key).
 #[test]
-fn a_pass_sets_opponent_passed_for_one_ply() {
+fn a_pass_that_restricts_nothing_leaves_opponent_passed_unset() {
     let v = pass_four();
     let mut pos = Position::start(Arc::clone(&v));
-    assert_eq!(globals(&pos)[global::OPPONENT_PASSED], 0.0, "start position");
     let pass = common::legal(&pos).iter().copied().find(|m| m.kind == MoveKind::Pass);
-    let pass = pass.expect("the general can pass");
-    pos.make(pass);
+    pos.make(pass.expect("the general can pass"));
     assert!(pos.last_move_was_pass());
-    assert_eq!(globals(&pos)[global::OPPONENT_PASSED], 1.0, "after Blue's pass: {}", pos.to_fen());
-    play(&mut pos, "c5d5");
-    assert_eq!(globals(&pos)[global::OPPONENT_PASSED], 0.0, "after Tan's king move: {}", pos.to_fen());
-    pos.unmake();
-    assert_eq!(globals(&pos)[global::OPPONENT_PASSED], 1.0, "unmake restores the flag");
+    assert!(common::legal(&pos).iter().any(|m| m.kind == MoveKind::Pass), "Tan may pass back");
+    assert_eq!(globals(&pos)[global::OPPONENT_PASSED], 0.0, "after Blue's pass: {}", pos.to_fen());
 }
 
 /// The kings shuffle until the start position occurs for the fourth time: the second and third
