@@ -17,7 +17,7 @@ use crate::{
     moves::{Move, MoveKind, MoveList},
     position::{CastlingRights, EnPassant, Position},
     types::{Piece, PieceType, Square},
-    variant::{NotationStyle, Variant},
+    variant::{NotationStyle, PassRule, Variant},
 };
 
 /// A move string that could not be read or is not legal here.
@@ -199,6 +199,11 @@ impl Position {
             let _ = out.write_fmt(args);
         };
         match m.kind {
+            // Per-piece passes are distinct moves (chushin-shogi.md §9.2, §13.11): each names
+            // its piece's square, from = to, like the dossier's `h9-h9`.
+            MoveKind::Pass if v.rules.pass == PassRule::PerPieceNoDoublePass => {
+                return w(format_args!("{}{}", sq(m.from), sq(m.from)))
+            }
             MoveKind::Pass => return w(format_args!("pass")),
             MoveKind::Setup => {
                 let token = m.piece.map_or("-", |t| v.pieces[t.index()].token.as_str());
@@ -326,6 +331,9 @@ impl Position {
                 return Err(bad(0, "a doubled turn joins two actions: no pass or setup ply"));
             }
             if text == "pass" {
+                if v.rules.pass == PassRule::PerPieceNoDoublePass {
+                    return Err(bad(0, "each piece passes separately here: name it, <square><square> (e.g. h9h9)"));
+                }
                 return Ok(text.to_string());
             }
         }
@@ -349,6 +357,12 @@ impl Position {
             }
         }
         let (from, rest) = d.split_square(text).ok_or_else(|| bad(0, "expected the origin square"))?;
+        // `x` right after the origin is a victim, unless it is the file of a destination
+        // square (boards 24 files wide or more).
+        let dossier = rest.starts_with('-') || (rest.starts_with('x') && d.split_square(rest).is_none());
+        if v.notation != NotationStyle::Uci && dossier {
+            return self.canonical_dossier_action(from, rest, |at, what| bad(text.len() - at, what));
+        }
         let at_to = text.len() - rest.len();
         let (to, mut rest) = d.split_square(rest).ok_or_else(|| bad(at_to, "expected the destination square"))?;
         let mut out = format!("{}{}", d.square_name(from), d.square_name(to));
@@ -409,6 +423,44 @@ impl Position {
         }
         if !rest.is_empty() {
             return Err(bad(text.len() - rest.len(), "unexpected text after the move"));
+        }
+        Ok(out)
+    }
+
+    /// The canonical text of a move written in the Chushin dossier's form (chushin-shogi.md
+    /// §9.3): `FROM`, then `x<victim>` per removed square other than `TO`, then `-TO`, then an
+    /// optional `+`: `h9xh10-i11` is `h9i11xh10`, `h9xh10-h9` (igui) is `h9h9xh10`, `h9-h9` (a
+    /// pass) is `h9h9`, `b14xb15-a14+` is `b14a14xb15+`. `rest` follows the origin square; `bad`
+    /// builds an error from the number of bytes of `rest` still unread at the fault.
+    fn canonical_dossier_action(
+        &self,
+        from: Square,
+        rest: &str,
+        bad: impl Fn(usize, &str) -> MoveError,
+    ) -> Result<String, MoveError> {
+        let d = self.variant().dims;
+        let mut rest = rest;
+        let mut victims = Vec::new();
+        while let Some(r) = rest.strip_prefix('x') {
+            let (c, r2) = d.split_square(r).ok_or_else(|| bad(r.len(), "expected a captured square after 'x'"))?;
+            victims.push(c);
+            rest = r2;
+        }
+        let r = rest.strip_prefix('-').ok_or_else(|| bad(rest.len(), "expected '-' and the destination square"))?;
+        let (to, r) = d.split_square(r).ok_or_else(|| bad(r.len(), "expected the destination square after '-'"))?;
+        let promotes = r.starts_with('+');
+        let r = r.strip_prefix('+').unwrap_or(r);
+        if !r.is_empty() {
+            return Err(bad(r.len(), "unexpected text after the move"));
+        }
+        victims.sort();
+        let mut out = format!("{}{}", d.square_name(from), d.square_name(to));
+        for c in victims {
+            out.push('x');
+            out.push_str(&d.square_name(c));
+        }
+        if promotes {
+            out.push('+');
         }
         Ok(out)
     }

@@ -49,6 +49,29 @@ pub(crate) struct RawPosition {
     pub fullmove: u32,
 }
 
+/// Checks the text between a token's parentheses: letters, optionally after one leading `+`
+/// (a promoted piece, chushin-shogi.md §14). On error, the offending character's index in
+/// `inner` and the message, so that the caller can point at it.
+fn check_token_syntax(inner: &[char]) -> Result<(), (usize, String)> {
+    let letters_from = usize::from(inner.first() == Some(&'+'));
+    if inner.len() == letters_from {
+        let what = if letters_from == 1 { "a '+' must be followed by letters" } else { "empty token '()'" };
+        return Err((letters_from.saturating_sub(1), what.into()));
+    }
+    match inner[letters_from..].iter().position(|c| !c.is_ascii_alphabetic()) {
+        None => Ok(()),
+        Some(k) => {
+            let c = inner[letters_from + k];
+            let message = if c == '+' {
+                "'+' may only be the first character of a token".to_string()
+            } else {
+                format!("unexpected character {c:?} in a token: tokens are letters, optionally after one '+'")
+            };
+            Err((letters_from + k, message))
+        }
+    }
+}
+
 impl Variant {
     /// Whether its position strings carry the castling, en-passant and move-counter fields
     /// (the extended form) after the side to move.
@@ -138,17 +161,26 @@ impl Variant {
                             .iter()
                             .position(|&c| c == ')')
                             .ok_or_else(|| err(Some(at), "'(' without a closing ')'".into()))?;
-                        (chars[j + 1..j + close].iter().collect(), close + 1)
+                        let inner = &chars[j + 1..j + close];
+                        check_token_syntax(inner).map_err(|(k, message)| err(Some(at + 1 + k), message))?;
+                        (inner.iter().collect(), close + 1)
                     } else if c.is_ascii_alphabetic() {
                         (c.to_string(), 1)
+                    } else if c == '+' {
+                        return Err(err(
+                            Some(at),
+                            "a promoted token is written in parentheses, '+' included: (+P), not +P".into(),
+                        ));
                     } else {
                         return Err(err(Some(at), format!("unexpected character {c:?} in the board")));
                     };
                     let kind = self.piece_by_token(&token).ok_or_else(|| {
                         err(Some(at), format!("unknown piece token {token:?} in variant {}", self.name))
                     })?;
-                    let upper = token.chars().all(|c| c.is_ascii_uppercase());
-                    let lower = token.chars().all(|c| c.is_ascii_lowercase());
+                    // The letters give the colour; a promoted token's `+` has no case (§14).
+                    let letters = || token.chars().filter(|c| c.is_ascii_alphabetic());
+                    let upper = letters().all(|c| c.is_ascii_uppercase());
+                    let lower = letters().all(|c| c.is_ascii_lowercase());
                     if !upper && !lower {
                         return Err(err(Some(at), format!("token {token:?} mixes upper and lower case")));
                     }
