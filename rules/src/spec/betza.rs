@@ -4,10 +4,11 @@
 //! of view: `+dy` is forward, `+dx` is toward higher files (Blue's right). The variant loader
 //! rotates every vector by 180° for the second player, so `l`/`r` stay relative to the mover.
 //!
-//! Parsing produces a list of [`Atom`]s, each a single vector with its range, modality and
-//! jumping kind. Multi-leg XBetza components (`a`) are parsed into [`Component::legs`] so that the
-//! language stays open for Chushin Shogi's lion moves; the variant loader refuses them until the
-//! move generator executes them.
+//! Parsing produces a list of components, each one or more [`Leg`]s; a leg lists its [`Atom`]s,
+//! each a single vector with its range, modality and jumping kind. Single-leg components are the
+//! classic Betza moves ([`Geometry::atoms`]); multi-leg XBetza components (`a`) and `j` slides
+//! ([`Geometry::multi_leg`]) are compiled by the variant layer into leg tries
+//! (`variant::legs`), for Chushin Shogi's lion, hook and area moves.
 //!
 //! # Dialect
 //!
@@ -66,15 +67,35 @@
 //!   "all", but distributing gives only the four wide moves).
 //! * `h` alone, `h` first (`hl`, `hr`: FSF's chiral sets) and `vh`/`sh` are refused.
 //!
-//! **Multi-leg** (XBetza `a`): `cafR` is one atom with two legs; the modifiers before the
-//! `a` belong to the first leg, those after it to the second, and the atom and range are
-//! shared, so the legs' atoms are those of `cR` and `fR`. [`Leg::text`] is the raw text split
-//! at the `a`s (`c`, `fR`), so joining the legs' texts with `a` gives the component back. Each
-//! leg is expanded like a single-leg component; directions of later legs are meant relative to
-//! the previous leg, which this module does not interpret.
+//! **Multi-leg** (XBetza `a`, QR; chushin-shogi.md §6): `cafR` is one component with two legs;
+//! the modifiers before the `a` belong to the first leg, those after it to the second, and the
+//! atom and range are shared. [`Leg::text`] is the text split at the `a`s (`c`, `fR`), so
+//! joining the legs' texts with `a` gives the component back (group repeats expanded).
+//! * *Modes* ([`LegMode`]): a non-final leg may be `m` (stop on an empty square and go on; the
+//!   default), `c` (capture an enemy on the spot, a locust capture), `p` (stop on an occupied
+//!   square of either colour, left alone), or several (`mp`, `mc`). The final leg is a normal
+//!   move: move-or-capture by default, `m` or `c` restrict; `p` on it is refused.
+//! * *Directions*: the first leg's are absolute, as in a single-leg component. A continuation
+//!   leg's are relative to the direction the leg before it took ([`LegDirs::Relative`]): `f`
+//!   straight on, `b` back the way it came, `v` either, no letter every direction of the atom.
+//!   Other letters and pairs (`s`, `l`, `fr`, `fh`, the 45°/90° turns of QR) are refused.
+//! * `y` on a non-final leg toggles the range of every later leg: a slider becomes a single
+//!   step, a leaper an unlimited slider; a second `y` toggles back. On the final leg, or in a
+//!   single-leg component, it is refused.
+//! * `j` on a slider (any leg, or a single-leg component such as `jQ`) skips the line's first
+//!   square whatever it holds; on a leaper it is refused. A `j` component walks legs
+//!   ([`Component::walks_legs`]), since the single-leg tables cannot skip.
+//! * `g`, `n`, `i` and `e` are refused in a multi-leg component.
 //!
-//! Not supported (clear errors): whitespace, grouping parentheses, chaining operators of the
-//! older XB page (`t - + ? ! x d y`), and modifiers `j o q z k u`.
+//! **Groups**: `(legs)n`, `n` one digit 1..=9, stands for the group's text repeated 0..=n times,
+//! each count a separate component (QR): `(paf)2cB` = `cB` + `pafcB` + `pafpafcB`, `(a)2K` =
+//! `K` + `aK` + `aaK`. A group holds modifiers and at least one `a`; it is followed by the rest of
+//! its component, atom included. `(` and a digit is a `(m,n)` leaper. Nested groups, groups
+//! without a count, and groups that expand one component into more than 100 are refused. Error
+//! positions point into the original text.
+//!
+//! Not supported (clear errors): whitespace, chaining operators of the older XB page
+//! (`t - + ? ! x d`), and modifiers `o q z k u`.
 //!
 //! Vectors produced by one leg are de-duplicated (`vsW` = four moves); vectors repeated across
 //! components are kept.
@@ -125,18 +146,64 @@ pub struct Atom {
     pub initial_only: bool,
 }
 
-/// One leg of a (possibly multi-leg) XBetza component, before direction expansion.
+/// What the stop square of one leg of a multi-leg component may hold (QR: `m`, `c`, `p` on a
+/// leg). A non-final leg: `moves` an empty square (the walk passes through it), `captures` an
+/// enemy (captured on the spot, a locust victim), `hops` any occupied square (left untouched);
+/// with no letter it `moves`. The final leg: `moves` an empty square, `captures` an enemy by
+/// landing on it; with no letter both, and never `hops`. A single-leg component's mode mirrors
+/// its modality (the move generator reads it only for `j` riders, which the leg walk executes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct LegMode {
+    pub moves: bool,
+    pub captures: bool,
+    pub hops: bool,
+}
+
+/// How a leg picks its directions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LegDirs {
+    /// The first (or only) leg: [`Leg::atoms`] holds the selected vectors, in Blue's frame.
+    Absolute,
+    /// A continuation leg, relative to the concrete direction the leg before it took:
+    /// `straight` the same vector (`f`), `reverse` its negation (`b`; `v` sets both), `any`
+    /// every vector of the atom (no letter), which [`Leg::atoms`] lists.
+    Relative { straight: bool, reverse: bool, any: bool },
+}
+
+/// One leg of a (possibly multi-leg) XBetza component.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Leg {
-    /// The raw text of the leg, kept for error messages.
+    /// The text of the leg (group repeats expanded), kept for error messages.
     pub text: String,
+    /// A first leg: its vectors, filtered by its direction letters. A continuation leg: every
+    /// vector of the atom, the candidates its [`LegDirs::Relative`] choice resolves against.
+    /// Each carries the leg's range, and in a multi-leg component its mode as modality
+    /// (`moves`, `captures`) and jump ([`Jump::Hop`] for `p`).
     pub atoms: Vec<Atom>,
+    pub mode: LegMode,
+    pub dirs: LegDirs,
+    /// The leg's range, after the `y` toggles of earlier legs: 1 one leap or step, `n > 1` up
+    /// to `n` steps, 0 unlimited.
+    pub max_steps: u8,
+    /// `y`: the legs after this one switch between one step and an unlimited slide (QR).
+    pub range_toggle: bool,
+    /// `j` on a slider: the line's first square is skipped whatever it holds.
+    pub skip_first: bool,
 }
 
 /// A component is a sequence of legs joined by `a`; ordinary Betza components have one leg.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Component {
     pub legs: Vec<Leg>,
+}
+
+impl Component {
+    /// Whether the move generator walks this component leg by leg (`variant::legs`) rather than
+    /// through the single-leg move tables: it has several legs, or a `j` slide, which the
+    /// tables cannot express.
+    pub fn walks_legs(&self) -> bool {
+        self.legs.len() > 1 || self.legs.iter().any(|l| l.skip_first)
+    }
 }
 
 /// A parsed geometry: the union of its components.
@@ -146,15 +213,17 @@ pub struct Geometry {
 }
 
 impl Geometry {
-    /// Every single-leg atom, in parse order. Multi-leg components are not included; callers
-    /// that cannot execute them must check [`Geometry::multi_leg`] and refuse.
+    /// Every atom of the components the single-leg move tables execute, in parse order.
+    /// Components that [walk legs](Component::walks_legs) are not included; callers that cannot
+    /// execute them must check [`Geometry::multi_leg`] and refuse.
     pub fn atoms(&self) -> impl Iterator<Item = &Atom> {
-        self.components.iter().filter(|c| c.legs.len() == 1).flat_map(|c| c.legs[0].atoms.iter())
+        self.components.iter().filter(|c| !c.walks_legs()).flat_map(|c| c.legs[0].atoms.iter())
     }
 
-    /// Multi-leg components (`a`), which the move generator does not execute yet.
+    /// The components that [walk legs](Component::walks_legs): multi-leg (`a`) ones and `j`
+    /// slides.
     pub fn multi_leg(&self) -> impl Iterator<Item = &Component> {
-        self.components.iter().filter(|c| c.legs.len() > 1)
+        self.components.iter().filter(|c| c.walks_legs())
     }
 }
 
@@ -414,18 +483,26 @@ fn token_mask(tok: &DirToken, shape: Shape) -> Result<u8, String> {
     }
 }
 
-/// The modifiers of one leg, collected before its atom.
+/// The modifiers of one leg, collected before its atom. `start`/`end` index the component's
+/// head (its characters before the atom, group repeats expanded); the other positions are byte
+/// offsets into the original text, for errors.
 #[derive(Clone, Debug, Default)]
 struct Prefix {
-    /// Byte range of the leg's raw text, for [`Leg::text`]: from its first character (or the
-    /// atom, for a leg without modifiers) to the `a` that ends it (or the end of the atom and
-    /// range, for the last leg).
-    start: Option<usize>,
+    /// The leg's first head index.
+    start: usize,
+    /// The head index of the `a` that ends the leg; `None` for the last leg, whose text runs on
+    /// into the atom and range.
     end: Option<usize>,
     moves: bool,
     captures: bool,
-    jump: Option<(Jump, char)>,
-    initial: bool,
+    /// Where an `e` is, which a multi-leg component refuses.
+    en_passant: Option<usize>,
+    jump: Option<(Jump, char, usize)>,
+    initial: Option<usize>,
+    /// Where a `y` is.
+    toggle: Option<usize>,
+    /// Where a `j` is.
+    skip: Option<usize>,
     dirs: Vec<DirToken>,
 }
 
@@ -439,11 +516,34 @@ impl Prefix {
     }
 }
 
+/// An atom with its range, as read from the text.
+struct ParsedAtom {
+    /// `(major, minor)` of each leap the letter stands for (`K`: W and F).
+    vectors: Vec<(i8, i8)>,
+    /// 1 for a leaper, `n` for a rider of range `n`, 0 for an unlimited rider.
+    max_steps: u8,
+    /// Byte range of the atom and its range in the text.
+    start: usize,
+    end: usize,
+}
+
 /// Letters of the XBetza references that this parser recognises but does not implement.
-const UNSUPPORTED_MODIFIERS: &str = "djkoqtuxyz";
+const UNSUPPORTED_MODIFIERS: &str = "dkoqtuxz";
+
+/// The modifier letters this parser implements, besides the directions `f b l r v s h`.
+const MODIFIERS: &str = "mcepgniayj";
 
 /// The largest range (`R99`) and leaper coordinate (`(99,1)`) accepted.
 const MAX_NUMBER: u32 = 99;
+
+/// The largest repeat count of a group (`(a)9`): one digit, as in QR's `(paf)2`.
+const MAX_GROUP_COUNT: u32 = 9;
+
+/// The most components the groups of one component may expand to (`(a)9(a)9K` is 100).
+const MAX_GROUP_ALTERNATIVES: usize = 100;
+
+/// One character of a component's head: its byte offset in the text, and the character.
+type HeadChar = (usize, char);
 
 struct Parser<'a> {
     text: &'a str,
@@ -475,77 +575,202 @@ impl Parser<'_> {
 
     fn run(mut self) -> Result<Geometry, BetzaError> {
         let mut geometry = Geometry::default();
-        // Leg prefixes of the component under construction that were closed by `a`.
-        let mut closed: Vec<Prefix> = Vec::new();
-        let mut cur = Prefix::default();
-        // Byte offset of the first modifier of the component under construction.
-        let mut comp_start: Option<usize> = None;
-
         while self.i < self.chars.len() {
-            let (pos, c) = self.chars[self.i];
+            let components = self.component()?;
+            geometry.components.extend(components);
+        }
+        Ok(geometry)
+    }
+
+    /// Parses the component at the current index: its head (modifiers, `a`s and groups), then
+    /// the atom and range every leg shares. A head with groups stands for several heads, one
+    /// per combination of repeat counts (QR: `(paf)2cB` = `cB` + `pafcB` + `pafpafcB`); each
+    /// gives one component.
+    fn component(&mut self) -> Result<Vec<Component>, BetzaError> {
+        let comp_start = self.pos(self.i);
+        let mut heads: Vec<Vec<HeadChar>> = vec![Vec::new()];
+        let mut first_group: Option<usize> = None;
+        loop {
+            let Some((pos, c)) = self.chars.get(self.i).copied() else {
+                // The text ended before an atom. Mistakes among the modifiers come first.
+                for head in &heads {
+                    self.prefixes(head)?;
+                }
+                return Err(match first_group {
+                    Some(open) => self
+                        .err(open, "a group must be followed by the rest of its component, atom included, as in (a)2K"),
+                    None => self.err(comp_start, "modifier without an atom"),
+                });
+            };
             if c.is_whitespace() {
                 return Err(self.unexpected(pos, c, ""));
             }
-            if c.is_ascii_uppercase() || c == '(' {
-                let component = self.atom(std::mem::take(&mut closed), std::mem::take(&mut cur))?;
-                geometry.components.push(component);
-                comp_start = None;
+            if c.is_ascii_uppercase() {
+                break;
+            }
+            if c == '(' {
+                // `(` and a digit is a `(m,n)` leaper; `(` and a letter (or a second `(`, to
+                // name the nesting) opens a group.
+                if !self.peek(self.i + 1).is_some_and(|n| n.is_ascii_lowercase() || n == '(') {
+                    break;
+                }
+                let (content, count) = self.group()?;
+                first_group.get_or_insert(pos);
+                let mut expanded = Vec::with_capacity(heads.len() * (count + 1));
+                for head in &heads {
+                    for repeats in 0..=count {
+                        let mut h = head.clone();
+                        for _ in 0..repeats {
+                            h.extend_from_slice(&content);
+                        }
+                        expanded.push(h);
+                    }
+                }
+                if expanded.len() > MAX_GROUP_ALTERNATIVES {
+                    return Err(self.err(
+                        pos,
+                        format!("the groups of this component expand to more than {MAX_GROUP_ALTERNATIVES} components"),
+                    ));
+                }
+                heads = expanded;
                 continue;
             }
             if c.is_ascii_digit() {
                 return Err(self.err(pos, "number without an atom"));
             }
-            comp_start.get_or_insert(pos);
-            cur.start.get_or_insert(pos);
+            self.check_modifier(pos, c)?;
+            for head in &mut heads {
+                head.push((pos, c));
+            }
+            self.i += 1;
+        }
+        let prefixes = heads.iter().map(|h| self.prefixes(h)).collect::<Result<Vec<_>, _>>()?;
+        let atom = self.atom()?;
+        heads.iter().zip(prefixes).map(|(head, legs)| self.build(head, legs, &atom)).collect()
+    }
+
+    /// Accepts a modifier letter of a head, or names why not.
+    fn check_modifier(&self, pos: usize, c: char) -> Result<(), BetzaError> {
+        if MODIFIERS.contains(c) || Dir::from_char(c).is_some() {
+            Ok(())
+        } else if UNSUPPORTED_MODIFIERS.contains(c) {
+            Err(self.err(pos, format!("unsupported XBetza modifier '{c}'")))
+        } else {
+            Err(self.unexpected(pos, c, "unknown atom or modifier"))
+        }
+    }
+
+    /// Reads `(…)n` at the current index; returns the group's characters and its count.
+    fn group(&mut self) -> Result<(Vec<HeadChar>, usize), BetzaError> {
+        let open = self.pos(self.i);
+        self.i += 1;
+        let mut content = Vec::new();
+        loop {
+            let Some((pos, c)) = self.chars.get(self.i).copied() else {
+                return Err(self.err(open, "group '(' without a closing ')'"));
+            };
+            self.i += 1;
+            match c {
+                ')' => break,
+                '(' => return Err(self.err(pos, "'(' inside a group: groups do not nest")),
+                _ if c.is_whitespace() => return Err(self.unexpected(pos, c, "")),
+                _ if c.is_ascii_uppercase() || c.is_ascii_digit() => {
+                    return Err(self.err(
+                        pos,
+                        format!("a group holds only modifiers and 'a', not '{c}'; the atom follows it, as in (paf)2cB"),
+                    ))
+                }
+                _ => {
+                    self.check_modifier(pos, c)?;
+                    content.push((pos, c));
+                }
+            }
+        }
+        let group_text = &self.text[open..self.pos(self.i)];
+        if !content.iter().any(|&(_, c)| c == 'a') {
+            return Err(self.err(open, format!("group {group_text:?} holds no 'a', so it repeats no leg")));
+        }
+        let count_pos = self.pos(self.i);
+        match self.number() {
+            Some((n, _, 1)) if (1..=MAX_GROUP_COUNT).contains(&n) => Ok((content, n as usize)),
+            Some((_, p, _)) => {
+                Err(self.err(p, format!("group {group_text:?}: the repeat count must be 1..={MAX_GROUP_COUNT}")))
+            }
+            None => Err(match self.peek(self.i) {
+                Some(c) if c.is_whitespace() => self.unexpected(count_pos, c, ""),
+                _ => self.err(
+                    count_pos,
+                    format!(
+                        "group {group_text:?} needs a repeat count 1..={MAX_GROUP_COUNT} after ')', as in (paf)2cB"
+                    ),
+                ),
+            }),
+        }
+    }
+
+    /// Splits a head at its `a`s into leg prefixes, reading each leg's modifiers.
+    fn prefixes(&self, head: &[HeadChar]) -> Result<Vec<Prefix>, BetzaError> {
+        let mut legs = Vec::new();
+        let mut cur = Prefix::default();
+        let mut k = 0;
+        while k < head.len() {
+            let (pos, c) = head[k];
             match c {
                 'm' => cur.moves = true,
+                'c' => cur.captures = true,
                 // `e`: en-passant capture (Fairy-Stockfish's pawn is fmWfceF). Atom has no
                 // en-passant flag, so this records only that the move captures.
-                'c' | 'e' => cur.captures = true,
+                'e' => {
+                    cur.captures = true;
+                    cur.en_passant.get_or_insert(pos);
+                }
                 'p' | 'g' | 'n' => {
                     let jump = match c {
                         'p' => Jump::Hop,
                         'g' => Jump::Grasshopper,
                         _ => Jump::Lame,
                     };
-                    if let Some((_, other)) = cur.jump {
+                    if let Some((_, other, _)) = cur.jump {
                         if other != c {
                             return Err(self.err(pos, format!("conflicting jump modifiers '{other}' and '{c}'")));
                         }
                     }
-                    cur.jump = Some((jump, c));
+                    cur.jump = Some((jump, c, pos));
                 }
-                'i' => cur.initial = true,
+                'i' => {
+                    cur.initial.get_or_insert(pos);
+                }
+                'y' => {
+                    cur.toggle.get_or_insert(pos);
+                }
+                'j' => {
+                    cur.skip.get_or_insert(pos);
+                }
                 'a' => {
-                    cur.end = Some(pos);
-                    closed.push(std::mem::take(&mut cur));
-                    cur.start = Some(pos + 1);
+                    cur.end = Some(k);
+                    legs.push(std::mem::take(&mut cur));
+                    cur.start = k + 1;
                 }
                 _ => {
-                    if let Some(first) = Dir::from_char(c) {
-                        let tok = self.direction(first, pos)?;
-                        cur.dirs.push(tok);
-                        continue;
-                    }
-                    if UNSUPPORTED_MODIFIERS.contains(c) {
-                        return Err(self.err(pos, format!("unsupported XBetza modifier '{c}'")));
-                    }
-                    return Err(self.unexpected(pos, c, "unknown atom or modifier"));
+                    let first = Dir::from_char(c).expect("heads hold only letters check_modifier accepts");
+                    let (tok, used) = self.direction(head, k, first)?;
+                    cur.dirs.push(tok);
+                    k += used;
+                    continue;
                 }
             }
-            self.i += 1;
+            k += 1;
         }
-        if let Some(start) = comp_start {
-            return Err(self.err(start, "modifier without an atom"));
-        }
-        Ok(geometry)
+        legs.push(cur);
+        Ok(legs)
     }
 
-    /// Reads a directional token starting at the current index (letter `first` at `pos`),
-    /// pairing it with the next letter as Fairy-Stockfish does: same letter, or one of `f b v`
-    /// next to one of `l r s` (`h` counts as both).
-    fn direction(&mut self, first: Dir, pos: usize) -> Result<DirToken, BetzaError> {
-        let next = self.peek(self.i + 1).and_then(Dir::from_char);
+    /// Reads a directional token at `head[k]` (letter `first`), pairing it with the next letter
+    /// as Fairy-Stockfish does: same letter, or one of `f b v` next to one of `l r s` (`h` counts
+    /// as both). Returns the token and how many letters it used.
+    fn direction(&self, head: &[HeadChar], k: usize, first: Dir) -> Result<(DirToken, usize), BetzaError> {
+        let pos = head[k].0;
+        let next = head.get(k + 1).and_then(|&(_, c)| Dir::from_char(c));
         let second = next.filter(|&d| {
             d == first || (first.is_vertical() && d.is_horizontal()) || (first.is_horizontal() && d.is_vertical())
         });
@@ -556,8 +781,7 @@ impl Parser<'_> {
         if second == Some(Dir::H) && matches!(first, Dir::V | Dir::S) {
             return Err(self.err(pos, format!("unsupported direction '{}'", tok.text())));
         }
-        self.i += if second.is_some() { 2 } else { 1 };
-        Ok(tok)
+        Ok((tok, if second.is_some() { 2 } else { 1 }))
     }
 
     /// Reads a run of ASCII digits at the current index. Returns `(value, start offset, digit
@@ -598,12 +822,6 @@ impl Parser<'_> {
         Ok((m as i8, n as i8))
     }
 
-    /// The raw text of a leg; see [`Prefix::start`].
-    fn leg_text(&self, prefix: &Prefix, atom_start: usize, atom_end: usize) -> String {
-        let start = prefix.start.unwrap_or(atom_start);
-        self.text[start..prefix.end.unwrap_or(atom_end)].to_string()
-    }
-
     fn leaper_error(&self, expected: &str) -> BetzaError {
         let p = self.pos(self.i);
         match self.peek(self.i) {
@@ -613,11 +831,10 @@ impl Parser<'_> {
         }
     }
 
-    /// Parses the atom at the current index (a capital letter or `(m,n)`), its doubling or
-    /// range, and builds the component from the leg prefixes collected before it.
-    fn atom(&mut self, mut legs: Vec<Prefix>, last: Prefix) -> Result<Component, BetzaError> {
-        legs.push(last);
-        let atom_start = self.pos(self.i);
+    /// Parses the atom at the current index (a capital letter or `(m,n)`) and its doubling or
+    /// range.
+    fn atom(&mut self) -> Result<ParsedAtom, BetzaError> {
+        let start = self.pos(self.i);
         let c = self.chars[self.i].1;
         // (major, minor) vectors and whether the letter is a rider by itself.
         let (vectors, mut rider): (Vec<(i8, i8)>, bool) = if c == '(' {
@@ -637,7 +854,7 @@ impl Parser<'_> {
                 'R' => (vec![(1, 0)], true),
                 'B' => (vec![(1, 1)], true),
                 'Q' => (vec![(1, 0), (1, 1)], true),
-                _ => return Err(self.unexpected(atom_start, c, "unknown atom or modifier")),
+                _ => return Err(self.unexpected(start, c, "unknown atom or modifier")),
             };
             self.i += 1;
             atom
@@ -667,40 +884,191 @@ impl Parser<'_> {
             range = Some(value);
         }
         let max_steps = if rider { range.unwrap_or(0) as u8 } else { 1 };
-        let atom_end = self.pos(self.i);
+        Ok(ParsedAtom { vectors, max_steps, start, end: self.pos(self.i) })
+    }
 
-        let legs = legs
-            .into_iter()
-            .map(|prefix| {
-                expand(&prefix, &vectors, max_steps)
-                    .map(|atoms| Leg { text: self.leg_text(&prefix, atom_start, atom_end), atoms })
-            })
-            .collect::<Result<Vec<_>, (usize, String)>>()
-            .map_err(|(p, message)| self.err(p, message))?;
+    /// Builds one component from one head's leg prefixes and the shared atom.
+    fn build(&self, head: &[HeadChar], prefixes: Vec<Prefix>, atom: &ParsedAtom) -> Result<Component, BetzaError> {
+        let count = prefixes.len();
+        let atom_text = &self.text[atom.start..atom.end];
+        let mut toggled = false;
+        let mut legs = Vec::with_capacity(count);
+        for (k, prefix) in prefixes.iter().enumerate() {
+            // `y` switches the later legs between one step and an unlimited slide (QR: "a
+            // slider becomes a leaper and vice versa").
+            let max_steps = match (toggled, atom.max_steps) {
+                (false, steps) => steps,
+                (true, 1) => 0,
+                (true, _) => 1,
+            };
+            let mut leg = if count == 1 {
+                self.single_leg(prefix, atom, max_steps)?
+            } else {
+                self.multi_leg_leg(k, count, prefix, atom, max_steps)?
+            };
+            toggled ^= leg.range_toggle;
+            let end = prefix.end.unwrap_or(head.len());
+            leg.text = head[prefix.start..end].iter().map(|&(_, c)| c).collect();
+            if prefix.end.is_none() {
+                leg.text.push_str(atom_text);
+            }
+            legs.push(leg);
+        }
         Ok(Component { legs })
+    }
+
+    /// The only leg of an ordinary component, expanded as Betza always was; `j` makes it a
+    /// slide that skips its first square.
+    fn single_leg(&self, prefix: &Prefix, atom: &ParsedAtom, max_steps: u8) -> Result<Leg, BetzaError> {
+        if let Some(p) = prefix.toggle {
+            return Err(self.err(p, "'y' toggles the range of the legs after it, and this component has one leg"));
+        }
+        if let Some(p) = prefix.skip {
+            self.check_skip(p, atom, max_steps)?;
+            if let Some((_, c, _)) = prefix.jump {
+                return Err(self.err(p, format!("'j' cannot be combined with '{c}'")));
+            }
+            if prefix.initial.is_some() {
+                return Err(self.err(p, "'j' cannot be combined with 'i'"));
+            }
+        }
+        let modality = prefix.modality();
+        let template = Atom {
+            dx: 0,
+            dy: 0,
+            max_steps,
+            modality,
+            jump: prefix.jump.map_or(Jump::Free, |(j, _, _)| j),
+            initial_only: prefix.initial.is_some(),
+        };
+        Ok(Leg {
+            text: String::new(),
+            atoms: expand(&prefix.dirs, &atom.vectors, template).map_err(|(p, m)| self.err(p, m))?,
+            mode: LegMode { moves: modality.moves, captures: modality.captures, hops: false },
+            dirs: LegDirs::Absolute,
+            max_steps,
+            range_toggle: false,
+            skip_first: prefix.skip.is_some(),
+        })
+    }
+
+    /// Leg `k` of a component of `count >= 2` legs.
+    fn multi_leg_leg(
+        &self,
+        k: usize,
+        count: usize,
+        prefix: &Prefix,
+        atom: &ParsedAtom,
+        max_steps: u8,
+    ) -> Result<Leg, BetzaError> {
+        let last = k + 1 == count;
+        let unsupported = |p: usize, c: char| self.err(p, format!("'{c}' is not supported in a multi-leg component"));
+        if let Some(p) = prefix.initial {
+            return Err(unsupported(p, 'i'));
+        }
+        if let Some(p) = prefix.en_passant {
+            return Err(unsupported(p, 'e'));
+        }
+        let hops = match prefix.jump {
+            None => false,
+            Some((Jump::Hop, _, p)) if last => return Err(self.err(
+                p,
+                "'p' on the final leg of a multi-leg component is not supported: a leg that hops needs a leg after it",
+            )),
+            Some((Jump::Hop, _, _)) => true,
+            Some((_, c, p)) => return Err(unsupported(p, c)),
+        };
+        if let (true, Some(p)) = (last, prefix.toggle) {
+            return Err(self.err(p, "'y' toggles the range of the legs after it, and the final leg has none"));
+        }
+        if let Some(p) = prefix.skip {
+            self.check_skip(p, atom, max_steps)?;
+        }
+        let mode = if last {
+            let m = prefix.modality();
+            LegMode { moves: m.moves, captures: m.captures, hops: false }
+        } else if !prefix.moves && !prefix.captures && !hops {
+            // A non-final leg without a mode passes through an empty square (QR).
+            LegMode { moves: true, captures: false, hops: false }
+        } else {
+            LegMode { moves: prefix.moves, captures: prefix.captures, hops }
+        };
+        let template = Atom {
+            dx: 0,
+            dy: 0,
+            max_steps,
+            modality: Modality { moves: mode.moves, captures: mode.captures },
+            jump: if hops { Jump::Hop } else { Jump::Free },
+            initial_only: false,
+        };
+        let dirs = if k == 0 {
+            LegDirs::Absolute
+        } else {
+            let (mut straight, mut reverse) = (false, false);
+            for tok in &prefix.dirs {
+                match (tok.first, tok.second) {
+                    (Dir::F, None | Some(Dir::F)) => straight = true,
+                    (Dir::B, None | Some(Dir::B)) => reverse = true,
+                    (Dir::V, None | Some(Dir::V)) => (straight, reverse) = (true, true),
+                    _ => {
+                        return Err(self.err(
+                            tok.pos,
+                            format!(
+                                "direction '{}' on a continuation leg: only f (straight on), b (back), v (either) \
+                                 or no letter (any direction) are supported",
+                                tok.text()
+                            ),
+                        ))
+                    }
+                }
+            }
+            LegDirs::Relative { straight, reverse, any: prefix.dirs.is_empty() }
+        };
+        // A continuation leg lists every vector of the atom: its letters choose among them
+        // relative to the leg before, which only the variant layer knows.
+        let letters: &[DirToken] = if k == 0 { &prefix.dirs } else { &[] };
+        Ok(Leg {
+            text: String::new(),
+            atoms: expand(letters, &atom.vectors, template).map_err(|(p, m)| self.err(p, m))?,
+            mode,
+            dirs,
+            max_steps,
+            range_toggle: prefix.toggle.is_some(),
+            skip_first: prefix.skip.is_some(),
+        })
+    }
+
+    /// `j` at `pos` needs a leg that slides.
+    fn check_skip(&self, pos: usize, atom: &ParsedAtom, max_steps: u8) -> Result<(), BetzaError> {
+        if max_steps == 1 {
+            let atom_text = &self.text[atom.start..atom.end];
+            return Err(
+                self.err(pos, format!("'j' skips the first square of a slide, and this leg of {atom_text:?} leaps"))
+            );
+        }
+        Ok(())
     }
 }
 
 /// Expands one leg: every symmetric vector of every `(major, minor)` pair, filtered by the
-/// directional tokens (union; none = all), de-duplicated in order.
-fn expand(prefix: &Prefix, vectors: &[(i8, i8)], max_steps: u8) -> Result<Vec<Atom>, (usize, String)> {
-    let modality = prefix.modality();
-    let jump = prefix.jump.map_or(Jump::Free, |(j, _)| j);
+/// directional tokens (union; none = all), de-duplicated in order. `template` gives every field
+/// but the vector.
+fn expand(dirs: &[DirToken], vectors: &[(i8, i8)], template: Atom) -> Result<Vec<Atom>, (usize, String)> {
     let mut atoms: Vec<Atom> = Vec::new();
     for &(m, n) in vectors {
         let shape = shape_of(m, n);
-        let mask = if prefix.dirs.is_empty() {
+        let mask = if dirs.is_empty() {
             ALL_SLOTS
         } else {
             let mut mask = 0;
-            for tok in &prefix.dirs {
+            for tok in dirs {
                 mask |= token_mask(tok, shape).map_err(|msg| (tok.pos, msg))?;
             }
             mask
         };
         for slot in (0..SLOT_COUNT).filter(|&s| mask & bit(s) != 0) {
             let (dx, dy) = slot_vector(slot, m, n);
-            let atom = Atom { dx, dy, max_steps, modality, jump, initial_only: prefix.initial };
+            let atom = Atom { dx, dy, ..template };
             if !atoms.contains(&atom) {
                 atoms.push(atom);
             }
@@ -1093,20 +1461,16 @@ mod tests {
         assert_eq!(legs[0].text, "c");
         assert_eq!(legs[0].atoms.len(), 4);
         assert!(legs[0].atoms.iter().all(|a| a.modality == Modality::CAPTURE_ONLY && a.max_steps == 0));
+        assert_eq!(legs[0].mode, LegMode { moves: false, captures: true, hops: false });
+        assert_eq!(legs[0].dirs, LegDirs::Absolute);
         assert_eq!(legs[1].text, "fR");
-        assert_eq!(legs[1].atoms.len(), 1);
-        assert_eq!((legs[1].atoms[0].dx, legs[1].atoms[0].dy), (0, 1));
-        assert_eq!(legs[1].atoms[0].modality, Modality::BOTH);
+        assert_eq!(legs[1].dirs, LegDirs::Relative { straight: true, reverse: false, any: false });
+        // A continuation leg lists every vector of the atom; `dirs` chooses among them.
+        assert_eq!(legs[1].atoms.len(), 4);
+        assert_eq!(legs[1].mode, LegMode { moves: true, captures: true, hops: false });
+        assert!(legs.iter().all(|l| l.max_steps == 0));
         assert_eq!(g.atoms().count(), 0);
         assert_eq!(g.multi_leg().count(), 1);
-
-        let g = parse("mafsW").unwrap();
-        let legs = &g.components[0].legs;
-        assert_eq!(legs.len(), 2);
-        assert_eq!(legs[0].text, "m");
-        assert_eq!(legs[0].atoms.len(), 4);
-        assert_eq!(legs[1].text, "fsW");
-        assert_eq!(legs[1].atoms.len(), 3);
 
         // Lion-style: K N A D and two multi-leg K components.
         let g = parse("KNADcaKmcabK").unwrap();
@@ -1115,11 +1479,15 @@ mod tests {
         assert_eq!(g.atoms().count(), 8 + 8 + 4 + 4);
         let legs = &g.components[5].legs;
         assert_eq!(legs[0].text, "mc");
+        assert_eq!(legs[0].mode, LegMode { moves: true, captures: true, hops: false });
         assert_eq!(legs[1].text, "bK");
-        assert_eq!(legs[1].atoms.len(), 3);
+        assert_eq!(legs[1].dirs, LegDirs::Relative { straight: false, reverse: true, any: false });
+        assert_eq!(legs[1].atoms.len(), 8);
+        let legs = &g.components[4].legs;
+        assert_eq!(legs[1].dirs, LegDirs::Relative { straight: false, reverse: false, any: true });
 
         // Joining the legs' texts with `a` gives the component back.
-        for (text, component) in [("cafR", 0), ("mafsW", 0), ("KNADcaKmcabK", 4), ("KNADcaKmcabK", 5)] {
+        for (text, component) in [("cafR", 0), ("KNADcaKmcabK", 4), ("KNADcaKmcabK", 5)] {
             let g = parse(text).unwrap();
             let legs: Vec<&str> = g.components[component].legs.iter().map(|l| l.text.as_str()).collect();
             let joined = legs.join("a");
@@ -1137,7 +1505,146 @@ mod tests {
         // Three legs, range shared.
         let g = parse("mamaR3").unwrap();
         assert_eq!(g.components[0].legs.len(), 3);
-        assert!(g.components[0].legs.iter().all(|l| l.atoms.iter().all(|a| a.max_steps == 3)));
+        assert!(g.components[0].legs.iter().all(|l| l.max_steps == 3 && l.atoms.iter().all(|a| a.max_steps == 3)));
+    }
+
+    #[test]
+    fn leg_modes() {
+        let modes = |text: &str| -> Vec<LegMode> {
+            let g = parse(text).unwrap_or_else(|e| panic!("{e}"));
+            g.components[0].legs.iter().map(|l| l.mode).collect()
+        };
+        let m = LegMode { moves: true, captures: false, hops: false };
+        let c = LegMode { moves: false, captures: true, hops: false };
+        let p = LegMode { moves: false, captures: false, hops: true };
+        let mc = LegMode { moves: true, captures: true, hops: false };
+        let mp = LegMode { moves: true, captures: false, hops: true };
+        // Non-final legs default to `m`, the final leg to move-or-capture.
+        assert_eq!(modes("aK"), [m, mc]);
+        assert_eq!(modes("aaK"), [m, m, mc]);
+        assert_eq!(modes("cafcafK"), [c, c, mc]);
+        assert_eq!(modes("mpafcavK"), [mp, c, mc]);
+        assert_eq!(modes("pafcR"), [p, c]);
+        assert_eq!(modes("mcabK"), [mc, mc]);
+        assert_eq!(modes("amK"), [m, m]);
+        assert_eq!(modes("acK"), [m, c]);
+        // `p` in a multi-leg component is a mode, shown on the leg's atoms as a hop.
+        let g = parse("pafcR").unwrap();
+        assert!(g.components[0].legs[0].atoms.iter().all(|a| a.jump == Jump::Hop));
+        assert!(g.components[0].legs[1].atoms.iter().all(|a| a.jump == Jump::Free));
+    }
+
+    #[test]
+    fn continuation_directions() {
+        let dirs = |text: &str| parse(text).unwrap_or_else(|e| panic!("{e}")).components[0].legs[1].dirs;
+        let rel = |straight, reverse, any| LegDirs::Relative { straight, reverse, any };
+        assert_eq!(dirs("cafK"), rel(true, false, false));
+        assert_eq!(dirs("cabK"), rel(false, true, false));
+        assert_eq!(dirs("cavK"), rel(true, true, false));
+        assert_eq!(dirs("cafbK"), rel(true, true, false));
+        assert_eq!(dirs("caffK"), rel(true, false, false));
+        assert_eq!(dirs("caK"), rel(false, false, true));
+        // The first leg keeps absolute directions.
+        let g = parse("fcavW").unwrap();
+        assert_eq!(g.components[0].legs[0].atoms.iter().map(|a| (a.dx, a.dy)).collect::<Vec<_>>(), [(0, 1)]);
+        let g = parse("fsafW").unwrap();
+        assert_eq!(g.components[0].legs[0].atoms.len(), 3);
+        assert_eq!(g.components[0].legs[1].dirs, rel(true, false, false));
+    }
+
+    #[test]
+    fn range_toggle_and_skip() {
+        let g = parse("QympacabQ").unwrap();
+        assert_eq!(g.components.len(), 2);
+        let legs = &g.components[1].legs;
+        assert_eq!(legs.iter().map(|l| l.max_steps).collect::<Vec<_>>(), [0, 1, 1]);
+        assert!(legs[0].range_toggle && !legs[1].range_toggle);
+        assert!(legs[1].atoms.iter().all(|a| a.max_steps == 1));
+        // A leaper toggles into an unlimited slider; a second `y` toggles back.
+        let steps = |text: &str| -> Vec<u8> {
+            parse(text).unwrap_or_else(|e| panic!("{e}")).components[0].legs.iter().map(|l| l.max_steps).collect()
+        };
+        assert_eq!(steps("yaK"), [1, 0]);
+        assert_eq!(steps("yayaK"), [1, 0, 1]);
+        assert_eq!(steps("yaaR4"), [4, 1, 1]);
+        assert_eq!(steps("yayaR4"), [4, 1, 4]);
+
+        // `j` makes a single-leg slide walk legs; `atoms()` leaves it out.
+        let g = parse("jQcabK").unwrap();
+        assert_eq!(g.components.len(), 2);
+        assert!(g.components[0].walks_legs());
+        assert!(g.components[0].legs[0].skip_first);
+        assert_eq!(g.components[0].legs[0].atoms.len(), 8);
+        assert_eq!(g.components[0].legs[0].mode, LegMode { moves: true, captures: true, hops: false });
+        assert_eq!(g.atoms().count(), 0);
+        assert_eq!(g.multi_leg().count(), 2);
+        let g = parse("jmR4").unwrap();
+        assert_eq!(g.components[0].legs[0].max_steps, 4);
+        assert_eq!(g.components[0].legs[0].mode, LegMode { moves: true, captures: false, hops: false });
+    }
+
+    #[test]
+    fn groups_expand_into_components() {
+        let texts = |text: &str| -> Vec<String> {
+            let g = parse(text).unwrap_or_else(|e| panic!("{e}"));
+            g.components.iter().map(|c| c.legs.iter().map(|l| l.text.as_str()).collect::<Vec<_>>().join("a")).collect()
+        };
+        assert_eq!(texts("(paf)2cB"), ["cB", "pafcB", "pafpafcB"]);
+        assert_eq!(texts("(a)2K"), ["K", "aK", "aaK"]);
+        assert_eq!(texts("(a)2mpacabK"), ["mpacabK", "ampacabK", "aampacabK"]);
+        assert_eq!(texts("(paf)2cBmcB(a)2KmabK"), ["cB", "pafcB", "pafpafcB", "mcB", "K", "aK", "aaK", "mabK"]);
+        assert_eq!(texts("R3(paf)2cBmcB")[..2], ["R3", "cB"]);
+        assert_eq!(texts("m(a)1K"), ["mK", "maK"]);
+        assert_eq!(texts("(a)1(ca)1K"), ["K", "caK", "aK", "acaK"]);
+        // `(` and a digit is still a leaper.
+        assert_eq!(texts("(a)1(2,1)"), ["(2,1)", "a(2,1)"]);
+        // The expanded components equal the spelt-out ones.
+        let g = parse("(paf)2cB").unwrap();
+        let h = parse("cBpafcBpafpafcB").unwrap();
+        assert_eq!(g, h);
+        assert_eq!(g.atoms().count(), 4);
+        assert_eq!(g.multi_leg().count(), 2);
+    }
+
+    #[test]
+    fn leg_and_group_errors() {
+        // Groups.
+        assert_err("(paf)cB", 5, "needs a repeat count 1..=9");
+        assert_err("(a)0K", 3, "repeat count must be 1..=9");
+        assert_err("(a)12K", 3, "repeat count must be 1..=9");
+        assert_err("((a)2)2K", 1, "groups do not nest");
+        assert_err("(a(2,1))2K", 2, "groups do not nest");
+        assert_err("(aK)2K", 2, "group holds only modifiers and 'a', not 'K'");
+        assert_err("(f)2K", 0, "holds no 'a'");
+        assert_err("(a)2", 0, "a group must be followed by the rest of its component");
+        assert_err("K(a)2", 1, "a group must be followed");
+        assert_err("(a", 0, "without a closing ')'");
+        assert_err("(a)2 K", 4, "whitespace");
+        assert_err("(az)2K", 2, "unsupported XBetza modifier 'z'");
+        assert_err("(a)9(a)9(a)1K", 8, "more than 100 components");
+        // Continuation directions.
+        assert_err("mafsW", 2, "direction 'fs' on a continuation leg");
+        assert_err("casK", 2, "direction 's' on a continuation leg");
+        assert_err("calK", 2, "direction 'l' on a continuation leg");
+        assert_err("cafrK", 2, "direction 'fr' on a continuation leg");
+        assert_err("cafhN", 2, "direction 'fh' on a continuation leg");
+        // Modifiers a leg does not take.
+        assert_err("gafK", 0, "'g' is not supported in a multi-leg component");
+        assert_err("nafK", 0, "'n' is not supported in a multi-leg component");
+        assert_err("iafK", 0, "'i' is not supported in a multi-leg component");
+        assert_err("eafK", 0, "'e' is not supported in a multi-leg component");
+        assert_err("cagK", 2, "'g' is not supported");
+        assert_err("capR", 2, "'p' on the final leg");
+        assert_err("mayR", 2, "the final leg has none");
+        assert_err("yR", 0, "this component has one leg");
+        assert_err("jK", 0, "'j' skips the first square of a slide");
+        assert_err("jaK", 0, "'j' skips the first square of a slide");
+        assert_err("yajR", 2, "'j' skips the first square of a slide");
+        assert_err("jpR", 0, "'j' cannot be combined with 'p'");
+        assert_err("ijR", 1, "'j' cannot be combined with 'i'");
+        // Positions point into the original text, past an expanded group.
+        assert_err("(paf)2gafK", 6, "'g' is not supported");
+        assert_err("(cag)1cB", 3, "'g' is not supported");
     }
 
     // ---- compounds ------------------------------------------------------------------------
@@ -1215,7 +1722,7 @@ mod tests {
         assert_err("fX", 1, "unknown atom or modifier 'X'");
         assert_err("O", 0, "unknown atom or modifier 'O'");
         assert_err("K-W", 1, "unknown atom or modifier '-'");
-        assert_err("jR", 0, "unsupported XBetza modifier 'j'");
+        assert_err("oR", 0, "unsupported XBetza modifier 'o'");
         assert_err("Nz", 1, "unsupported XBetza modifier 'z'");
         // Non-ASCII: the position is a byte offset on a char boundary.
         assert_err("é", 0, "unknown atom or modifier 'é'");
@@ -1251,7 +1758,7 @@ mod tests {
         assert_err("(4,1", 4, "malformed leaper");
         assert_err("(4;1)", 2, "malformed leaper");
         assert_err("(-4,1)", 1, "malformed leaper");
-        assert_err("K(fW)", 2, "malformed leaper");
+        assert_err("K(fW)", 3, "group holds only modifiers");
         assert_err("(100,1)", 1, "larger than 99");
         assert_err("(0,0)", 0, "null move");
         assert_err("N(4,1", 5, "malformed leaper");
@@ -1310,7 +1817,7 @@ mod tests {
     #[test]
     fn never_panics_on_short_strings() {
         // Every string of up to three characters over an alphabet that exercises every branch.
-        let alphabet: Vec<char> = "WNKRQfblrvshmceapgni()0,3a X-é".chars().collect();
+        let alphabet: Vec<char> = "WNKRQfblrvshmceapgniyj()0,3a X-é".chars().collect();
         let mut count = 0;
         let mut buf = String::new();
         for &a in &alphabet {

@@ -3,16 +3,33 @@
 //! says when a position may be mirrored.
 
 use crate::spec::{
-    betza::{self, Atom},
+    betza::{self, Atom, Component, Leg},
     power_spec::{PowerSpec, RelayReach},
 };
 
-/// Whether a Betza text is closed under the left-right mirror (multi-leg components count as
-/// asymmetric: their later legs are relative to the earlier ones).
+/// Whether a Betza text is closed under the left-right mirror. A multi-leg component mirrors
+/// through its first leg, the only one with absolute directions: a continuation leg's `f`, `b`,
+/// `v` or "any direction" is the same for a mirrored first step.
 pub fn betza_symmetric(text: &str) -> bool {
     let Ok(g) = betza::parse(text) else { return false };
     let atoms: Vec<Atom> = g.atoms().copied().collect();
-    g.multi_leg().next().is_none() && atoms.iter().all(|a| atoms.contains(&Atom { dx: -a.dx, ..*a }))
+    let legs: Vec<&Component> = g.multi_leg().collect();
+    atoms.iter().all(|a| atoms.contains(&Atom { dx: -a.dx, ..*a }))
+        && legs.iter().all(|c| legs.iter().any(|other| is_mirror(c, other)))
+}
+
+/// Whether `b` is `a` mirrored left-right (leg texts aside).
+fn is_mirror(a: &Component, b: &Component) -> bool {
+    let same_leg = |x: &Leg, y: &Leg| {
+        x.mode == y.mode
+            && x.dirs == y.dirs
+            && x.max_steps == y.max_steps
+            && x.range_toggle == y.range_toggle
+            && x.skip_first == y.skip_first
+            && x.atoms.len() == y.atoms.len()
+            && x.atoms.iter().all(|v| y.atoms.contains(&Atom { dx: -v.dx, ..*v }))
+    };
+    a.legs.len() == b.legs.len() && a.legs.iter().zip(&b.legs).all(|(x, y)| same_leg(x, y))
 }
 
 /// Whether a power acts left-right symmetrically. Exhaustive on purpose: a new power kind must
@@ -48,5 +65,25 @@ pub fn power_symmetric(power: &PowerSpec) -> bool {
         PowerSpec::Reproduce { targets } => betza_symmetric(targets),
         PowerSpec::Double { sight } | PowerSpec::PoisonSight { sight } => betza_symmetric(sight),
         PowerSpec::HopChain | PowerSpec::RoyalLeap | PowerSpec::Teleport => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::betza_symmetric;
+
+    #[test]
+    fn multi_leg_components_mirror_through_their_first_leg() {
+        // Relative continuation legs do not break symmetry.
+        for text in ["KNADcaKmcabK", "fcavWfmabW", "(paf)2cBmcB", "QympacabQ(a)2KmcabK", "jQcabK", "flcaKfrcaK"] {
+            assert!(betza_symmetric(text), "{text}");
+        }
+        // A one-sided first leg without its mirror image is asymmetric.
+        for text in ["flcaK", "rcafW", "flcaKfrcabK", "flcaKfrmaK"] {
+            assert!(!betza_symmetric(text), "{text}");
+        }
+        // Single-leg texts as before.
+        assert!(betza_symmetric("fmWfcF"));
+        assert!(!betza_symmetric("frF"));
     }
 }
