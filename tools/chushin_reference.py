@@ -2,7 +2,7 @@
 """An independent reference move generator for Chushin Shogi (issue 17).
 
     python3 tools/chushin_reference.py perft  "<position>" <depth>
-    python3 tools/chushin_reference.py divide "<position>" <depth>   # per-move counts, fairyzero notation
+    python3 tools/chushin_reference.py divide "<position>" <depth>   # as `fairyzero perft --divide` prints it
     python3 tools/chushin_reference.py moves  "<position>"           # the move list, dossier notation
     python3 tools/chushin_reference.py selftest                      # dossier §11, §12.1, §12.2
 
@@ -848,14 +848,16 @@ def main():
     elif args.command == "perft":
         print(perft(pos, args.depth))
     else:
-        total = 0
-        for m in sorted(pos.moves()):
+        # The layout of `fairyzero perft --divide` (sorted text, `MOVE: N`, `nodes N`), so that
+        # the two outputs compare with diff.
+        rows = []
+        for m in pos.moves():
             undo = pos.make(m)
-            n = perft(pos, args.depth - 1)
+            rows.append((fairyzero_notation(m), perft(pos, args.depth - 1)))
             pos.unmake(undo)
-            total += n
-            print(f"{fairyzero_notation(m)} {n}")
-        print(f"total {total}")
+        for text, n in sorted(rows):
+            print(f"{text}: {n}")
+        print(f"nodes {sum(n for _, n in rows)}")
 
 
 if __name__ == "__main__":
