@@ -120,8 +120,6 @@ impl Position {
         None
     }
 
-    /// How many times the current position occurred before (same key, same side to move),
-    /// looking back to the last irreversible move.
     /// Whether some position that the next move could recreate (the side to move's opponent
     /// to move, since the last irreversible move) has occurred twice already: if not, no move
     /// can complete a third occurrence, and the repetition filter need not try each one.
@@ -137,6 +135,11 @@ impl Position {
         twice
     }
 
+    /// How many times the current position occurred before: earlier positions with the same
+    /// repetition key ([`Position::hash`]) and the same side to move, every move counted (passes
+    /// too). The scan stops at the last irreversible move (capture, promotion, pawn double step,
+    /// lost castling right), before which no position can recur; so it counts over the whole
+    /// game, as Chushin Shogi's sennichite does (chushin-shogi.md §8.6, §13.10).
     pub fn repetitions(&self) -> usize {
         let n = self.hashes.len();
         let stop = self.irreversible as usize;

@@ -56,7 +56,9 @@ pub enum RepetitionRule {
     /// A move creating the third occurrence is illegal; a player with only such moves loses
     /// (Scirocco, Typhoon, Jupiter).
     ThirdIllegal,
-    /// The fourth occurrence draws (Chushin Shogi's sennichite).
+    /// The fourth occurrence draws (Chushin Shogi's sennichite, §8.6): same pieces on the same
+    /// squares and the same side to move, counted over the whole game, passes counting as moves;
+    /// whether the previous move was a pass is not part of the position.
     FourthDraws,
     /// Repetition has no effect.
     Ignored,
