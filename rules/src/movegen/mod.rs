@@ -1,6 +1,7 @@
 //! Layer 4 of the rules crate: move generation, as `impl Position` blocks over the position
 //! layer. The driver here walks the side's pieces and asks `betza` for the moves of their
-//! Betza geometry, [`powers`] (one module per power kind) for their special powers, then adds
+//! Betza geometry (with `legs` for multi-leg XBetza components, one move per effect),
+//! [`powers`] (one module per power kind) for their special powers, then adds
 //! relayed moves, the pass and castling; `legal_moves` filters for royal safety, repetition and
 //! forced capture. `attacks` answers "is this square attacked", `game_end` the results that
 //! need the legal moves (checkmate, stalemate).
@@ -13,8 +14,8 @@ pub(crate) mod attacks;
 pub(crate) mod betza;
 mod castling;
 mod doubled;
-mod legs;
 pub(crate) mod game_end;
+mod legs;
 mod perft;
 pub mod powers;
 mod setup;
@@ -270,7 +271,11 @@ impl Position {
                     // `own_actions` without the Kamikaze's filter, written out: the generators
                     // called here with this sink type are then inlined (perft speed).
                     let start = out.len();
-                    self.piece_moves(sq, p, out);
+                    // One lookup per piece: variants without multi-leg pieces have no tries.
+                    match v.legs.trie(p.color(), p.kind()) {
+                        None => self.piece_moves(sq, p, out),
+                        Some(trie) => self.moves_with_legs(sq, p, trie, out),
+                    }
                     if has_powers && !v.powers[p.kind().index()].is_empty() {
                         self.own_power_moves(sq, p, out);
                     }
