@@ -99,10 +99,13 @@ impl Position {
         }
     }
 
-    /// Pushes a displacement with its promotion variants.
+    /// Pushes a displacement with its promotion variants, unless the sink has it already
+    /// ([`MoveSink::claim_displacement`]).
     #[inline]
     pub(crate) fn push_displacement<S: MoveSink>(&self, from: Square, to: Square, p: Piece, out: &mut S) {
-        self.push_with_promotions(Move::normal(from, to), p, out)
+        if out.claim_displacement(to) {
+            self.push_with_promotions(Move::normal(from, to), p, out)
+        }
     }
 
     /// Pushes a move of `p` (a displacement or a swap), once plain and once per promotion it

@@ -266,8 +266,9 @@ fn effect_move(from: Square, to: Square, victims: &[Square]) -> Move {
     m
 }
 
-/// Forwards the table moves of a piece with legs and records their destinations, so that the
-/// legs' moves with the same effect are left out.
+/// Forwards the table moves of a piece with legs once per destination (atoms that overlap,
+/// like `B` and `A`, reach a square twice) and records the destinations, so that the legs'
+/// moves with the same effect are left out.
 struct TableDestinations<'a, S: MoveSink> {
     inner: &'a mut S,
     destinations: SquareSet,
@@ -276,10 +277,16 @@ struct TableDestinations<'a, S: MoveSink> {
 impl<S: MoveSink> MoveSink for TableDestinations<'_, S> {
     #[inline]
     fn push(&mut self, m: Move) {
-        if m.kind == MoveKind::Normal && m.captures().is_empty() {
-            self.destinations.insert(m.to);
-        }
         self.inner.push(m);
+    }
+
+    #[inline]
+    fn claim_displacement(&mut self, to: Square) -> bool {
+        if self.destinations.contains(to) {
+            return false;
+        }
+        self.destinations.insert(to);
+        true
     }
 
     fn len(&self) -> usize {
@@ -371,6 +378,7 @@ mod tests {
             ("Pawn", "P", "fW", ""),
             ("Gold", "G", "WfF", ""),
             ("Lion", "LN", "KNAD", ""),
+            ("Lion Hawk", "LH", "BWNAD", "G"),
             ("Lion Dog", "LD", "KADGH", ""),
             ("Fire Demon", "FD", "Q", ""),
             ("Bishop General", "BG", "B", ""),
@@ -527,6 +535,40 @@ mod tests {
         );
         assert_eq!(expected.len(), 32);
         assert_eq!(moves_of(&pos, "h9", &lion_trie()), expected);
+    }
+
+    #[test]
+    fn lion_hawk_in_the_zone_worked_example_11_14() {
+        // B and A reach the same squares: the table moves are de-duplicated with the legs'.
+        let pos = position(&[
+            ("LH", "b14"),
+            ("p", "b15"),
+            ("G", "c15"),
+            ("G", "a15"),
+            ("G", "a13"),
+            ("G", "c13"),
+            ("G", "d16"),
+            ("G", "c16"),
+            ("G", "d12"),
+            ("K", "r1"),
+            ("k", "r18"),
+        ]);
+        let expected = sorted(
+            "b14-a12, b14-a12+, b14-b12, b14-b12+, b14-c12, b14-c12+, b14-b13, b14-b13+, b14-d13, b14-d13+,
+             b14-a14, b14-a14+, b14xb15-a14, b14xb15-a14+, b14-b14, b14xb15-b14, b14xb15-b14+, b14-c14,
+             b14-c14+, b14xb15-c14, b14xb15-c14+, b14-d14, b14-d14+, b14-b15, b14-b15+, b14-d15, b14-d15+,
+             b14-a16, b14-a16+, b14xb15-a16, b14xb15-a16+, b14-b16, b14-b16+, b14xb15-b16, b14xb15-b16+",
+        );
+        assert_eq!(expected.len(), 35);
+        assert_eq!(moves_of(&pos, "b14", &lion_trie()), expected);
+        // On an open board too, one move per destination: the A jump to j7 over the enemy on
+        // i6, which ends the bishop's line there; the other diagonals' slides include their A
+        // squares.
+        let pos = position(&[("LH", "h5"), ("p", "i6"), ("K", "r1"), ("k", "r18")]);
+        let moves = moves_of(&pos, "h5", &lion_trie());
+        assert!(moves.contains(&"h5-j7".to_string()) && !moves.contains(&"h5-k8".to_string()), "{moves:?}");
+        assert!(moves.contains(&"h5-f7".to_string()) && moves.contains(&"h5-a12".to_string()), "{moves:?}");
+        assert_eq!(moves.len(), 42, "{moves:?}");
     }
 
     #[test]

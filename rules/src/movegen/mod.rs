@@ -44,6 +44,13 @@ pub(crate) trait MoveSink {
     fn displacements_from(&self, from: Square) -> SquareSet;
     /// Whether the answer is known, so that generation may stop.
     fn is_done(&self) -> bool;
+    /// Called before the displacement `from → to` of a piece's table moves is pushed (with its
+    /// promotions): `false` drops it. A sink that keeps one move per effect of a piece with
+    /// multi-leg components records `to` here; every other sink takes everything.
+    #[inline]
+    fn claim_displacement(&mut self, _to: Square) -> bool {
+        true
+    }
 }
 
 impl MoveSink for MoveList {
@@ -272,14 +279,19 @@ impl Position {
                     // called here with this sink type are then inlined (perft speed).
                     let start = out.len();
                     // One lookup per piece: variants without multi-leg pieces have no tries.
+                    let mut one_per_effect = false;
                     match v.legs.trie(p.color(), p.kind()) {
                         None => self.piece_moves(sq, p, out),
-                        Some(trie) => self.moves_with_legs(sq, p, trie, out),
+                        Some(trie) => {
+                            self.moves_with_legs(sq, p, trie, out);
+                            one_per_effect = true;
+                        }
                     }
                     if has_powers && !v.powers[p.kind().index()].is_empty() {
                         self.own_power_moves(sq, p, out);
+                        one_per_effect = false;
                     }
-                    if v.pieces[p.kind().index()].needs_dedup {
+                    if v.pieces[p.kind().index()].needs_dedup && !one_per_effect {
                         out.dedup_from(start);
                     }
                 }
