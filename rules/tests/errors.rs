@@ -70,9 +70,6 @@ fn malformed_variant_files_name_the_field() {
     assert!(e.contains("unknown variant `levitate`"), "{e}");
     let e = variant_error(&format!("{base}{piece}powers = [{{ kind = \"igui\", targets = \"K\", range = 2 }}]\n"));
     assert!(e.contains("range"), "{e}");
-    // Multi-leg XBetza parses but is refused until the generator runs it.
-    let e = variant_error(&format!("{base}{}", piece.replace("betza = \"K\"", "betza = \"KcafR\"")));
-    assert!(e.contains("multi-leg"), "{e}");
     // A grasshopper with a range or a cannon on a leaper has no agreed meaning: refused.
     for hopper in ["KgB2", "KpW"] {
         let e = variant_error(&format!("{base}{}", piece.replace("betza = \"K\"", &format!("betza = \"{hopper}\""))));
@@ -171,4 +168,36 @@ fn a_latent_power_with_a_bad_sight_is_refused_by_field() {
 fn the_partial_2009_jupiter_rules_are_refused_with_the_reason() {
     let e = Variant::load("jupiter-2009-partial").map(|_| ()).expect_err("Appendix A is out of scope").to_string();
     assert!(e.contains("jupiter-2009-partial") && e.contains("Appendix A") && e.contains("out of scope"), "{e}");
+}
+
+#[test]
+fn multi_leg_xbetza_loads_and_its_mistakes_name_the_character() {
+    let base = "name = \"t\"\nwidth = 5\nheight = 5\nstart = \"4k/5/5/5/K4 w\"\n";
+    let with_betza =
+        |betza: &str| format!("{base}[[piece]]\nname = \"king\"\ntoken = \"K\"\nbetza = \"{betza}\"\nroyal = true\n");
+    // What Chushin Shogi writes loads.
+    for betza in ["KcafR", "KNADcaKmcabK", "(paf)2cBmcB(a)2KmabK", "QympacabQ(a)2KmcabK(a)2mpacabK", "jQcabK", "fsafW"]
+    {
+        let loaded = Variant::from_toml("test.toml", &with_betza(betza), None);
+        assert!(loaded.is_ok(), "{betza}: {}", loaded.err().map(|e| e.to_string()).unwrap_or_default());
+    }
+    let cases: &[(&str, &str, &str)] = &[
+        // A group needs a repeat count.
+        ("(paf)cB", "character 'c' at position 6", "needs a repeat count 1..=9"),
+        ("((a)2)2K", "character '(' at position 2", "groups do not nest"),
+        // A continuation leg turns only straight on or back.
+        ("fasW", "character 's' at position 3", "direction 's' on a continuation leg"),
+        ("mafsW", "character 'f' at position 3", "direction 'fs' on a continuation leg"),
+        ("gafK", "character 'g' at position 1", "'g' is not supported in a multi-leg component"),
+        // A group is not a component by itself.
+        ("(a)2", "character '(' at position 1", "a group must be followed by the rest of its component"),
+        ("K(a)2", "character '(' at position 2", "a group must be followed by the rest of its component"),
+        ("capR", "character 'p' at position 3", "'p' on the final leg"),
+        ("jK", "character 'j' at position 1", "'j' skips the first square of a slide"),
+    ];
+    for &(betza, at, why) in cases {
+        let e = variant_error(&with_betza(betza));
+        assert!(e.contains("test.toml") && e.contains("field `betza`"), "{betza}: {e}");
+        assert!(e.contains(at) && e.contains(why), "{betza}: {e}");
+    }
 }
