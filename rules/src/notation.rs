@@ -4,8 +4,9 @@
 //! the variant layer reads their fields (`Variant::parse_position`), and this module keeps an
 //! en-passant right only if a move can use it, which needs the move generator. Moves print in
 //! one of two styles chosen by the variant: Fairy-Stockfish UCI for the variants it knows, and
-//! fairyzero's suffix form for the others. Parsing a move matches it against the legal moves
-//! of the position, so a parsed move is always legal.
+//! fairyzero's suffix form for the others; the suffix form's parser also reads the Chushin
+//! dossier's `h9xh10-i11` form. Parsing a move matches it against the legal moves of the
+//! position, so a parsed move is always legal.
 
 use std::{fmt, sync::Arc};
 
