@@ -2,10 +2,10 @@
 //! the pass flag and its keys, igui with promotion, `+` tokens, the per-piece pass and the
 //! dossier's move form in the notation, and the fourth-fold repetition draw.
 //!
-//! The variant is 9x9 with single-leg pieces only, so that it loads whatever the state of the
-//! multi-leg generator: the pass and igui moves that Chushin's pieces generate from their
-//! XBetza (`mabK`, `caK`) are built here directly through the public `Move` API and made with
-//! `make`, which is what these rules are about.
+//! The variant is 9x9 with Chushin's Lion (`KNADcaKmcabK`: igui, pass, hit and run) and
+//! single-leg pieces. Most tests build their pass, igui and multi-capture moves directly through
+//! the public `Move` API and make them with `make`, which is what these rules are about; the
+//! last one checks the same texts on the moves the generator produces.
 
 use std::sync::Arc;
 
@@ -45,7 +45,7 @@ betza = "WfF"
 [[piece]]
 name = "Lion"
 token = "LN"
-betza = "KNAD"
+betza = "KNADcaKmcabK"
 promotes_to = ["+LN"]
 
 [[piece]]
@@ -321,4 +321,46 @@ fn the_fourth_occurrence_draws_and_passes_count() {
     pos.unmake();
     assert_eq!(pos.repetitions(), 2);
     assert_eq!(pos.outcome(), None);
+}
+
+/// The legal moves of `pos` from `from`, as printed.
+fn printed_moves_from(pos: &mut Position, from: &str) -> Vec<String> {
+    let from = sq(pos, from);
+    let mut moves = MoveList::new();
+    pos.legal_moves(&mut moves);
+    let mut texts: Vec<String> = moves.iter().filter(|m| m.from == from).map(|m| pos.move_to_string(m)).collect();
+    texts.sort();
+    texts
+}
+
+#[test]
+fn generated_passes_and_igui_round_trip_through_the_parser() {
+    // The Lion's own XBetza (`caK` igui, `mcabK` pass): in the zone its igui may promote.
+    let mut pos = position("3(de)k(ln)3/4p4/4(LN)4/9/9/9/9/9/3(DE)K4 w");
+    let lion = printed_moves_from(&mut pos, "e7");
+    for text in ["e7e7", "e7e7xe8", "e7e7xe8+"] {
+        assert!(lion.contains(&text.to_string()), "{text} missing from {lion:?}");
+    }
+    for (text, printed) in [("e7-e7", "e7e7"), ("e7xe8-e7+", "e7e7xe8+"), ("e7xe8-f9", "e7f9xe8")] {
+        let m = pos.parse_move(text).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(pos.move_to_string(&m), printed);
+        assert_eq!(pos.parse_move(printed), Ok(m));
+    }
+    // Every legal move prints to a text that parses back to it.
+    let mut moves = MoveList::new();
+    pos.legal_moves(&mut moves);
+    for m in moves.iter() {
+        assert_eq!(pos.parse_move(&pos.move_to_string(m)).as_ref(), Ok(m));
+    }
+
+    // After Blue's pass, Tan's Lion may not pass (§8.5), and `pass` names no move here.
+    pos.play_moves("e7-e7").unwrap();
+    assert!(pos.last_move_was_pass());
+    let tan_lion = printed_moves_from(&mut pos, "f9");
+    assert!(!tan_lion.contains(&"f9f9".to_string()), "{tan_lion:?}");
+    assert!(pos.parse_move("f9f9").is_err());
+    assert!(pos.parse_move("pass").unwrap_err().to_string().contains("each piece passes separately"));
+    // After a move that is not a pass, it may again.
+    pos.play_moves("e9f8 e7e6").unwrap();
+    assert!(printed_moves_from(&mut pos, "f9").contains(&"f9f9".to_string()));
 }
