@@ -506,7 +506,12 @@ pub fn compare_with_dossier(example: &Example) -> String {
     let mut pos = example.position();
     let mut report = String::new();
     if pos.side_to_move() != example.side {
-        let _ = writeln!(report, "side to move is {:?}, expected {:?}", pos.side_to_move(), example.side);
+        let _ = writeln!(report, "  side to move is {:?}, expected {:?}", pos.side_to_move(), example.side);
+    }
+    // §14: printing a parsed position string gives it back unchanged (promoted tokens included).
+    let printed = pos.to_fen();
+    if printed != example.position_string() {
+        let _ = writeln!(report, "  the position prints as {printed}");
     }
     let (generated, problems) = generated_from(&mut pos, example.from);
     for p in &problems {
