@@ -58,7 +58,15 @@ pub fn canonical_definition(variant: &Variant, t: PieceType) -> String {
                 .map(|c| {
                     c.legs
                         .iter()
-                        .map(|l| l.atoms.iter().map(atom).collect::<Vec<_>>().join(" "))
+                        .map(|l| {
+                            // A continuation leg lists every vector of its atom; what it takes
+                            // of them is in `dirs` (`caK` and `cafK` differ only there).
+                            let atoms = l.atoms.iter().map(atom).collect::<Vec<_>>().join(" ");
+                            format!(
+                                "{atoms} {:?} {:?} range={} y={} j={}",
+                                l.mode, l.dirs, l.max_steps, l.range_toggle, l.skip_first
+                            )
+                        })
                         .collect::<Vec<_>>()
                         .join(" a ")
                 })
@@ -151,6 +159,34 @@ mod tests {
         let king = s.iter().find(|p| p.name == "King").unwrap();
         let commoner = s.iter().find(|p| p.name == "Commoner").unwrap();
         assert_ne!(king.definition, commoner.definition);
+    }
+
+    #[test]
+    fn multi_leg_pieces_differ_by_their_continuation_directions() {
+        // `caK` (any second step) and `cafK` (straight on) list the same atoms per leg; only
+        // the legs' relative directions tell them apart.
+        let text = r#"
+            name = "legs"
+            width = 5
+            height = 5
+            start = "5/5/1L1D1/5/2K2 w"
+            [[piece]]
+            name = "Lion-ish"
+            token = "L"
+            betza = "caK"
+            [[piece]]
+            name = "Dog-ish"
+            token = "D"
+            betza = "cafK"
+            [[piece]]
+            name = "King"
+            token = "K"
+            betza = "K"
+            royal = true
+        "#;
+        let v = Variant::from_toml("legs.toml", text, None).unwrap();
+        let ids = piece_identities(&v);
+        assert_ne!(ids[0].definition, ids[1].definition);
     }
 
     #[test]

@@ -307,7 +307,9 @@ impl Variant {
             .filter(|&i| powers[i].iter().any(|p| matches!(p, Power::Relay { .. } | Power::Teleport)))
             .map(|i| PieceType(i as u8))
             .collect();
-        let has_powers = powers.iter().any(|p| !p.is_empty());
+        // Multi-leg moves attack too, and only the move generator knows them: attack tests must
+        // ask it, as they do for powers.
+        let has_powers = powers.iter().any(|p| !p.is_empty()) || !legs.is_empty();
         let immobilizers = (0..pieces.len())
             .filter(|&i| powers[i].iter().any(|p| matches!(p, Power::Immobilize { .. })))
             .map(|i| PieceType(i as u8))
@@ -335,10 +337,12 @@ impl Variant {
             }
         }
         let mirror_safe = mirror_safe_types(&spec.pieces, &pieces);
+        let mirror_type = crate::symmetry::mirror_types(&spec, &pieces);
         let turn = turn_rules(&spec.pieces, &powers);
         let mut variant = Variant {
             legs,
             mirror_safe,
+            mirror_type,
             attack_tables,
             line_dirs,
             rides_to_capture,

@@ -141,7 +141,7 @@ pub struct Variant {
     pub(crate) powers: Vec<Vec<Power>>,
     /// Piece types with a relay power.
     pub(crate) relayers: Vec<PieceType>,
-    /// Any piece has a power: attack tests then ask the move generator.
+    /// Any piece has a power or a multi-leg move: attack tests then ask the move generator.
     pub(crate) has_powers: bool,
     pub(crate) setup: Option<SetupPhase>,
     /// Piece types with an immobilizing power.
@@ -170,6 +170,9 @@ pub struct Variant {
     /// Per piece type: it, and every type it can become, moves left-right symmetrically (see
     /// [`crate::symmetry`]).
     pub mirror_safe: Vec<bool>,
+    /// Per piece type: the type its pieces become in the left-right mirror image (itself, the
+    /// type that moves as its mirror image, or `None`; see [`crate::symmetry`]).
+    pub mirror_type: Vec<Option<PieceType>>,
     /// Multi-leg XBetza components, compiled per (colour, type) (chushin-shogi.md §6).
     pub(crate) legs: LegTries,
 }
