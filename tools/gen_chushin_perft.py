@@ -160,7 +160,7 @@ def render(results):
         "# pass-capable piece, passes allowed at the root but never right after a pass, a side",
         "# without a royal while the other has one means the game is over (no moves).",
         "# Read by rules/tests/chushin_middlegames.rs; a debug build checks the lines up to",
-        "# 500,000 nodes, all of them: cargo test --release -p fairyzero-rules --test chushin_middlegames",
+        "# 5,000,000 nodes, all of them: cargo test --release -p fairyzero-rules --test chushin_middlegames",
         "variant chushin",
     ]
     for name, fen, counts in results:
