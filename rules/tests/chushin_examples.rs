@@ -139,6 +139,64 @@ fn dossier_text_of_every_example_move_parses_to_it() {
     assert!(report.is_empty(), "{report}");
 }
 
+/// Every dossier move of §11, made on its position, does what §9.2's "applying a move" says of
+/// its key: the mover leaves `from` (unless it stays: igui, pass) and stands on `to`, promoted
+/// if the key says so, each victim square is emptied, nothing else changes, the other side is to
+/// move and the pass flag is set exactly by a pass; the incremental hash agrees with a
+/// recomputation, and unmaking restores the position.
+#[test]
+fn every_example_move_does_what_its_key_says() {
+    let mut report = String::new();
+    for e in examples() {
+        let (mut pos, moves) = position_and_moves(&e);
+        let variant = pos.variant().clone();
+        let (board, hash, fen) = (pos.board().to_vec(), pos.hash(), pos.to_fen());
+        for (text, key) in e.moves.iter().zip(e.keys()) {
+            let m = match reading(&pos, &moves, text, &key) {
+                Ok(m) => m,
+                Err(problem) => {
+                    report += &format!("§{}: {problem}\n", e.section);
+                    continue;
+                }
+            };
+            let mover = board[key.from.index()].expect("the example places the mover on from");
+            let mut expected = board.clone();
+            expected[key.from.index()] = None;
+            for &v in &key.victims {
+                expected[v.index()] = None;
+            }
+            let promoted = m.piece.map_or(mover, |t| mover.with_kind(t));
+            expected[key.to.index()] = Some(if key.promote { promoted } else { mover });
+            pos.make(m);
+            let mut wrong = Vec::new();
+            for (i, (got, want)) in pos.board().iter().zip(&expected).enumerate() {
+                if got != want {
+                    let name = |p: &Option<fairyzero_rules::Piece>| p.map_or(".".into(), |p| variant.piece_token(p));
+                    let sq = DIMS.square_name(fairyzero_rules::Square(i as u16));
+                    wrong.push(format!("{sq} holds {}, expected {}", name(got), name(want)));
+                }
+            }
+            if pos.side_to_move() == e.side {
+                wrong.push("the same side is still to move".into());
+            }
+            if pos.last_move_was_pass() != key.is_pass() {
+                wrong.push(format!("last_move_was_pass is {}", pos.last_move_was_pass()));
+            }
+            if pos.hash() != pos.compute_hash() {
+                wrong.push("the incremental hash differs from compute_hash".into());
+            }
+            pos.unmake();
+            if pos.board() != &board[..] || pos.hash() != hash || pos.to_fen() != fen {
+                wrong.push("unmake does not restore the position".into());
+            }
+            if !wrong.is_empty() {
+                report += &format!("§{}: {text}: {}\n", e.section, wrong.join("; "));
+            }
+        }
+    }
+    assert!(report.is_empty(), "{report}");
+}
+
 #[test]
 fn example_11_01_lion() {
     check("11.1");
