@@ -198,7 +198,20 @@ pub trait Encoding: Send + Sync {
 
     /// The features of one legal move of `pos`.
     fn encode_move(&self, pos: &Position, m: &Move) -> MoveFeatures;
+
+    /// Per piece type, the type it becomes in the left-right mirror where that is another type
+    /// (see [`MirrorTypes`]); `None` when every mirrorable type is its own image.
+    fn mirror_types(&self) -> Option<&MirrorTypes> {
+        None
+    }
 }
+
+/// Per piece type (index), the type its pieces become in the left-right mirror image of a
+/// position, for variants where some types are each other's mirror image (Chushin Shogi's Left
+/// and Right Generals; `Variant::mirror_type`). Types without an image map to themselves: no
+/// position holding them is mirrored. Carried by each [`EncodedBatch`], so that the mirror of
+/// its piece ids and move features (`mirror.rs`) needs nothing else.
+pub type MirrorTypes = Arc<[u16]>;
 
 /// Number of rows of the board piece-id vocabulary: empty plus (type x ours/theirs).
 pub fn piece_vocab(piece_types: usize) -> usize {
@@ -214,6 +227,8 @@ pub struct StandardEncoding {
     setup_plies: usize,
     /// Each passing piece has its own pass move (`PassRule::PerPieceNoDoublePass`).
     passes_per_piece: bool,
+    /// `None` unless some type's mirror image is another type.
+    mirror_types: Option<MirrorTypes>,
 }
 
 impl StandardEncoding {
@@ -223,7 +238,11 @@ impl StandardEncoding {
         let promotion_zone = [zone(Color::Blue), zone(Color::Tan)];
         let setup_plies = variant.spec.setup.as_ref().map_or(0, |s| s.plies.len());
         let passes_per_piece = variant.rules.pass == PassRule::PerPieceNoDoublePass;
-        StandardEncoding { variant, promotion_zone, setup_plies, passes_per_piece }
+        let swaps = variant.mirror_type.iter().enumerate().any(|(t, image)| image.is_some_and(|u| u.index() != t));
+        let mirror_types = swaps.then(|| {
+            variant.mirror_type.iter().enumerate().map(|(t, image)| image.map_or(t as u16, |u| u.0 as u16)).collect()
+        });
+        StandardEncoding { variant, promotion_zone, setup_plies, passes_per_piece, mirror_types }
     }
 
     pub fn squares(&self) -> usize {
@@ -270,6 +289,10 @@ impl Encoding for StandardEncoding {
 
     fn version(&self) -> u32 {
         ENCODING_VERSION
+    }
+
+    fn mirror_types(&self) -> Option<&MirrorTypes> {
+        self.mirror_types.as_ref()
     }
 
     fn encode_position(&self, pos: &Position, slot: PositionSlot<'_>) {
@@ -411,6 +434,9 @@ pub struct EncodedBatch {
     moves: Vec<MoveFeatures>,
     /// `offsets[i]..offsets[i + 1]` are position `i`'s moves; `len() + 1` entries.
     offsets: Vec<usize>,
+    /// How the piece types of the positions' variant mirror, taken from the encoding of the
+    /// first position pushed (or batch appended) that has one.
+    mirror_types: Option<MirrorTypes>,
 }
 
 impl EncodedBatch {
@@ -431,6 +457,7 @@ impl EncodedBatch {
             global: Vec::with_capacity(positions * global::COUNT),
             moves: Vec::with_capacity(positions * moves_per_position),
             offsets,
+            mirror_types: None,
         }
     }
 
@@ -461,6 +488,9 @@ impl EncodedBatch {
         );
         self.moves.extend(moves.iter().map(|m| encoding.encode_move(pos, m)));
         self.offsets.push(self.moves.len());
+        if self.mirror_types.is_none() {
+            self.mirror_types = encoding.mirror_types().cloned();
+        }
     }
 
     /// Appends every position of `other` (same board size).
@@ -472,6 +502,9 @@ impl EncodedBatch {
         let base = self.moves.len();
         self.moves.extend_from_slice(&other.moves);
         self.offsets.extend(other.offsets[1..].iter().map(|o| o + base));
+        if self.mirror_types.is_none() {
+            self.mirror_types.clone_from(&other.mirror_types);
+        }
     }
 
     /// Removes every position, keeping the allocations.
@@ -540,10 +573,18 @@ impl EncodedBatch {
         &self.offsets
     }
 
+    /// How the piece types mirror (see [`MirrorTypes`]); `None`: every type is its own image.
+    pub fn mirror_types(&self) -> Option<&MirrorTypes> {
+        self.mirror_types.as_ref()
+    }
+
     /// The flat storage, writable, for transforms of encoded positions in place (the mirror in
-    /// `mirror.rs`): pieces, planes and moves; the offsets stay as they are.
-    pub(crate) fn storage_mut(&mut self) -> (&mut [i64], &mut [f32], &mut [MoveFeatures], &[usize]) {
-        (&mut self.pieces, &mut self.planes, &mut self.moves, &self.offsets)
+    /// `mirror.rs`): pieces, planes and moves; the offsets and the type map stay as they are.
+    #[allow(clippy::type_complexity)]
+    pub(crate) fn storage_mut(
+        &mut self,
+    ) -> (&mut [i64], &mut [f32], &mut [MoveFeatures], &[usize], Option<&MirrorTypes>) {
+        (&mut self.pieces, &mut self.planes, &mut self.moves, &self.offsets, self.mirror_types.as_ref())
     }
 }
 

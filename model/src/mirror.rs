@@ -4,13 +4,38 @@
 //! The encoding is already relative to the side to move (the board is rotated by 180° for Tan,
 //! see [`crate::encoding`]), so the colour symmetry is built in. What remains is the left-right
 //! mirror, and it is only a symmetry of the game at a position when the rules commute with it
-//! from there on: the rules crate decides that (`Variant::mirror_safe`,
+//! from there on: the rules crate decides that (`Variant::mirror_type`,
 //! `Position::mirror_safe`), the trainer picks the positions, and [`mirror_left_right`] rewrites
-//! them. Policy targets need no change: the moves keep their order.
+//! them. Where two piece types are each other's mirror image (Chushin Shogi's Left and Right
+//! Generals), the mirror also swaps them, in the piece ids and in the moves' mover and
+//! promotion types, as the batch's [`crate::encoding::MirrorTypes`] say. Policy targets need no
+//! change: the moves keep their order.
 
 use fairyzero_rules::MoveKind;
 
 use crate::encoding::{move_kind_id, EncodedBatch, MoveFeatures, ENCODING_VERSION, NO_SQUARE};
+
+/// Maps a piece type as the features write it (`type + 1`, 0 for none) to its mirror image.
+struct TypeImage<'a>(Option<&'a [u16]>);
+
+impl TypeImage<'_> {
+    #[inline]
+    fn feature(&self, type_plus_one: u16) -> u16 {
+        match self.0 {
+            Some(image) if type_plus_one > 0 => image[type_plus_one as usize - 1] + 1,
+            _ => type_plus_one,
+        }
+    }
+
+    /// A board piece id `1 + 2 * type + side` (0 empty).
+    #[inline]
+    fn piece_id(&self, id: i64) -> i64 {
+        match self.0 {
+            Some(image) if id > 0 => 1 + 2 * i64::from(image[(id as usize - 1) / 2]) + (id - 1) % 2,
+            _ => id,
+        }
+    }
+}
 
 // The layout the mirror relies on: relative squares numbered rank-major, planes and piece ids
 // stored rank-major per position. A new encoding must be checked against this file.
@@ -18,7 +43,8 @@ const _: () = assert!(ENCODING_VERSION == 3, "mirror.rs was written for encoding
 
 /// Mirrors left-right, in place, the positions `i` of `batch` with `mask[i]` set: piece ids,
 /// spatial planes, and the from, to, aux and extra captured squares of their moves' actions (the
-/// captured squares are sorted again, as the encoding keeps them). Global features need no
+/// captured squares are sorted again, as the encoding keeps them), and the piece types of the
+/// batch's mirror pairs (piece ids, movers, promotion types). Global features need no
 /// change: castling rights are absent in mirrorable positions and nothing else there depends on
 /// files (repetitions and the opponent's pass are properties of the whole position).
 ///
@@ -28,18 +54,22 @@ const _: () = assert!(ENCODING_VERSION == 3, "mirror.rs was written for encoding
 pub fn mirror_left_right(batch: &mut EncodedBatch, mask: &[bool]) {
     assert_eq!(mask.len(), batch.len(), "one mirror flag per position");
     let (width, squares) = (batch.width(), batch.squares());
-    let (pieces, planes, moves, offsets) = batch.storage_mut();
+    let (pieces, planes, moves, offsets, mirror_types) = batch.storage_mut();
+    let types = TypeImage(mirror_types.map(|m| &m[..]));
     let planes_per_position = planes.len() / mask.len().max(1);
     for (i, _) in mask.iter().enumerate().filter(|(_, &m)| m) {
         for rank in pieces[i * squares..(i + 1) * squares].chunks_exact_mut(width) {
             rank.reverse();
+            for id in rank.iter_mut() {
+                *id = types.piece_id(*id);
+            }
         }
         let position_planes = &mut planes[i * planes_per_position..(i + 1) * planes_per_position];
         for rank in position_planes.chunks_exact_mut(width) {
             rank.reverse();
         }
         for features in &mut moves[offsets[i]..offsets[i + 1]] {
-            mirror_move(features, width, squares);
+            mirror_move(features, width, squares, &types);
         }
     }
 }
@@ -54,7 +84,7 @@ fn mirror_square(square: u16, width: usize, squares: usize) -> u16 {
     (rank * width + width - 1 - file) as u16
 }
 
-fn mirror_move(features: &mut MoveFeatures, width: usize, squares: usize) {
+fn mirror_move(features: &mut MoveFeatures, width: usize, squares: usize, types: &TypeImage<'_>) {
     if features.kind == move_kind_id(MoveKind::Pass) && features.mover == 0 {
         // The one pass of a position names no square (`encode_move`); a per-piece pass names
         // its piece and mirrors like any move.
@@ -63,8 +93,11 @@ fn mirror_move(features: &mut MoveFeatures, width: usize, squares: usize) {
     features.from = mirror_square(features.from, width, squares);
     features.to = mirror_square(features.to, width, squares);
     features.aux = mirror_square(features.aux, width, squares);
+    features.mover = types.feature(features.mover);
+    features.piece = types.feature(features.piece);
     mirror_squares(&mut features.captures[..features.n_captures as usize], width, squares);
     if let Some(second) = &mut features.second {
+        second.piece = types.feature(second.piece);
         second.from = mirror_square(second.from, width, squares);
         second.to = mirror_square(second.to, width, squares);
         second.aux = mirror_square(second.aux, width, squares);

@@ -70,5 +70,5 @@ fn report(name: &str) {
 #[test]
 fn bytes_per_position_on_18x18() {
     report("synthetic:18x18:95");
-    report(concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/variants/chushin.toml"));
+    report("chushin");
 }

@@ -112,3 +112,29 @@ fn per_piece_passes_mirror_with_their_piece() {
     }
     assert!(checked > 20, "only {checked} positions with passes mirrored");
 }
+
+/// The mirror image of a position right after a pass keeps the pass flag: it has no passes
+/// either, and its encoding is the mirror of the original's, OPPONENT_PASSED included.
+#[test]
+fn the_mirror_image_of_a_position_after_a_pass_has_no_pass_either() {
+    let v = pass_per_piece();
+    let enc = StandardEncoding::new(Arc::clone(&v));
+    let mut pos = Position::start(Arc::clone(&v));
+    let pass = common::legal(&pos).iter().copied().find(|m| m.kind == MoveKind::Pass).expect("a general can pass");
+    pos.make(pass);
+    let image = pos.mirrored().expect("symmetric pieces only").unwrap();
+    assert!(image.last_move_was_pass());
+    let (la, lb) = (common::legal(&pos), common::legal(&image));
+    assert!(lb.iter().all(|m| m.kind != MoveKind::Pass), "no pass after a pass in the image");
+    let mut mirrored = enc.encode_batch([(&pos, la.as_slice())]);
+    mirror_left_right(&mut mirrored, &[true]);
+    let direct = enc.encode_batch([(&image, lb.as_slice())]);
+    assert_eq!(mirrored.global(), direct.global());
+    assert_eq!(direct.global()[[0, global::OPPONENT_PASSED]], 1.0);
+    let sorted = |batch: &fairyzero_model::EncodedBatch| {
+        let mut m = batch.moves().to_vec();
+        m.sort_unstable();
+        m
+    };
+    assert_eq!(sorted(&mirrored), sorted(&direct));
+}

@@ -18,6 +18,21 @@ pub fn betza_symmetric(text: &str) -> bool {
         && legs.iter().all(|c| legs.iter().any(|other| is_mirror(c, other)))
 }
 
+/// Whether Betza text `b` moves as text `a` mirrored left-right (Chushin Shogi's Left and Right
+/// Generals, `FvrW` and `FvlW`): the same reasoning as [`betza_symmetric`], which is the case
+/// `a == b`, between two texts. Unparsable texts mirror nothing.
+pub fn betza_mirror_image(a: &str, b: &str) -> bool {
+    let (Ok(ga), Ok(gb)) = (betza::parse(a), betza::parse(b)) else { return false };
+    let (atoms_a, atoms_b): (Vec<Atom>, Vec<Atom>) = (ga.atoms().copied().collect(), gb.atoms().copied().collect());
+    let (legs_a, legs_b): (Vec<&Component>, Vec<&Component>) = (ga.multi_leg().collect(), gb.multi_leg().collect());
+    let mirrored_in = |from: &[Atom], into: &[Atom]| from.iter().all(|x| into.contains(&Atom { dx: -x.dx, ..*x }));
+    let legs_in = |from: &[&Component], into: &[&Component]| from.iter().all(|c| into.iter().any(|o| is_mirror(c, o)));
+    mirrored_in(&atoms_a, &atoms_b)
+        && mirrored_in(&atoms_b, &atoms_a)
+        && legs_in(&legs_a, &legs_b)
+        && legs_in(&legs_b, &legs_a)
+}
+
 /// Whether `b` is `a` mirrored left-right (leg texts aside).
 fn is_mirror(a: &Component, b: &Component) -> bool {
     let same_leg = |x: &Leg, y: &Leg| {
