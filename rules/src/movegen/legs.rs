@@ -46,20 +46,83 @@ const NO_SQUARE: u64 = (1 << SQUARE_BITS) - 1;
 const PACKED_VICTIMS: usize = 5;
 const _: () = assert!((MAX_BOARD_SIDE as u64) * (MAX_BOARD_SIDE as u64) <= NO_SQUARE);
 
-/// The effects with victims found by one walk, before sorting.
+/// The effects with victims found by one walk, before sorting, and the walk's visited set.
 #[derive(Default)]
 struct EffectBuffers {
     /// `(to, V)` packed by [`pack`].
     packed: Vec<u64>,
     /// Effects with more than [`PACKED_VICTIMS`] victims, as moves without promotion.
     overflow: Vec<Move>,
+    visited: Visited,
+}
+
+/// Slots of the visited set: a Fire Demon's area and burn legs from the ~50 squares it can
+/// stop on fill a few hundred; a fuller table stops recording (the walk stays exact, only
+/// slower).
+const VISITED_SLOTS: usize = 2048;
+
+/// The sibling lists a walk has entered from a square on a path without victims. What a list
+/// yields from a square depends only on the list, the square and the victims (the squares
+/// that read as empty), so a second entry adds nothing. Many paths reach one state where the
+/// trie shares subtrees (the hundreds of paths of an area move end on a few dozen squares).
+///
+/// Open addressing with a generation per slot, so that a walk starts empty without clearing.
+#[derive(Default)]
+struct Visited {
+    keys: Vec<u64>,
+    generations: Vec<u32>,
+    generation: u32,
+    len: usize,
+}
+
+impl Visited {
+    const fn new() -> Visited {
+        Visited { keys: Vec::new(), generations: Vec::new(), generation: 0, len: 0 }
+    }
+
+    /// Empties the set for a new walk.
+    fn start(&mut self) {
+        if self.keys.is_empty() {
+            self.keys = vec![0; VISITED_SLOTS];
+            self.generations = vec![0; VISITED_SLOTS];
+        }
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.generations.fill(0);
+            self.generation = 1;
+        }
+        self.len = 0;
+    }
+
+    /// Adds the list `children` entered from `sq`; `false` if it was there already.
+    #[inline]
+    fn insert(&mut self, children: (u32, u32), sq: Square) -> bool {
+        let len = children.1 - children.0;
+        if len > 0xFFFF || self.len >= VISITED_SLOTS / 2 {
+            return true;
+        }
+        let key = (children.0 as u64) << 32 | (len as u64) << 16 | sq.0 as u64;
+        let mut slot = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 53) as usize & (VISITED_SLOTS - 1);
+        loop {
+            if self.generations[slot] != self.generation {
+                self.generations[slot] = self.generation;
+                self.keys[slot] = key;
+                self.len += 1;
+                return true;
+            }
+            if self.keys[slot] == key {
+                return false;
+            }
+            slot = (slot + 1) & (VISITED_SLOTS - 1);
+        }
+    }
 }
 
 thread_local! {
     /// Buffers kept between walks, so that generation does not allocate once they have grown.
     /// A walk takes them out and puts them back (a walk started inside a walk would find
     /// them empty and only allocate).
-    static BUFFERS: Cell<EffectBuffers> = const { Cell::new(EffectBuffers { packed: Vec::new(), overflow: Vec::new() }) };
+    static BUFFERS: Cell<EffectBuffers> = const { Cell::new(EffectBuffers { packed: Vec::new(), overflow: Vec::new(), visited: Visited::new() }) };
 }
 
 /// What a square holds for the walk.
@@ -94,6 +157,7 @@ impl<'a> Walk<'a> {
     fn new(pos: &'a Position, trie: &'a LegTrie, from: Square, us: Color, mut buffers: EffectBuffers) -> Walk<'a> {
         buffers.packed.clear();
         buffers.overflow.clear();
+        buffers.visited.start();
         let v = &*pos.variant;
         Walk {
             pos,
@@ -168,10 +232,8 @@ impl<'a> Walk<'a> {
         if node.children.0 == node.children.1 {
             return;
         }
-        let trie: &'a LegTrie = self.trie;
-        let children = trie.children(node);
         match occupant {
-            Occupant::Empty if mode.moves => self.visit(children, sq),
+            Occupant::Empty if mode.moves => self.go_on(node, sq),
             Occupant::Enemy => {
                 if mode.captures {
                     assert!(
@@ -180,16 +242,26 @@ impl<'a> Walk<'a> {
                     );
                     self.victims[self.n_victims] = sq;
                     self.n_victims += 1;
-                    self.visit(children, sq);
+                    self.go_on(node, sq);
                     self.n_victims -= 1;
                 }
                 if mode.hops {
-                    self.visit(children, sq);
+                    self.go_on(node, sq);
                 }
             }
-            Occupant::Friend if mode.hops => self.visit(children, sq),
+            Occupant::Friend if mode.hops => self.go_on(node, sq),
             _ => {}
         }
+    }
+
+    /// Walks the legs after `node` from `sq`, unless this path's state was walked already.
+    #[inline]
+    fn go_on(&mut self, node: &'a LegNode, sq: Square) {
+        if self.n_victims == 0 && !self.buffers.visited.insert(node.children, sq) {
+            return;
+        }
+        let trie: &'a LegTrie = self.trie;
+        self.visit(trie.children(node), sq);
     }
 
     /// Records the effect of the current path ending on `to`. A victim's square landed on again
@@ -447,6 +519,69 @@ mod tests {
         LegTrie { nodes, roots }
     }
 
+    /// `t` with shared prefixes and identical subtrees merged: each distinct sibling list is
+    /// laid out once and every node whose legs after it are that list points to it, so that
+    /// the walk's visited set sees the states many paths share.
+    fn shared(t: &LegTrie) -> LegTrie {
+        use std::collections::HashMap;
+        type Step = (i8, i8, u8, bool, LegMode, bool);
+        #[derive(Default)]
+        struct Interner {
+            classes: HashMap<(Step, usize), usize>,
+            nodes: Vec<(Step, usize)>,
+            lists: HashMap<Vec<usize>, usize>,
+            list_members: Vec<Vec<usize>>,
+        }
+        impl Interner {
+            /// The list of `nodes`, siblings with one step merged (their legs after joined).
+            fn list(&mut self, t: &LegTrie, nodes: &[&LegNode]) -> usize {
+                let mut by_step: HashMap<Step, Vec<&LegNode>> = HashMap::new();
+                for n in nodes {
+                    let step = (n.dx, n.dy, n.max_steps, n.skip_first, n.mode, n.is_final);
+                    by_step.entry(step).or_default().extend(t.children(n));
+                }
+                let mut members: Vec<usize> = Vec::new();
+                for (step, children) in by_step {
+                    let list = self.list(t, &children);
+                    let next = self.nodes.len();
+                    let class = *self.classes.entry((step, list)).or_insert(next);
+                    if class == next {
+                        self.nodes.push((step, list));
+                    }
+                    members.push(class);
+                }
+                members.sort_unstable();
+                let next = self.list_members.len();
+                let id = *self.lists.entry(members.clone()).or_insert(next);
+                if id == next {
+                    self.list_members.push(members);
+                }
+                id
+            }
+        }
+        let mut i = Interner::default();
+        let roots: Vec<&LegNode> = t.roots().iter().collect();
+        let roots = i.list(t, &roots);
+        // Every list laid out once, the roots first.
+        let mut order: Vec<usize> = vec![roots];
+        order.extend((0..i.list_members.len()).filter(|&l| l != roots));
+        let mut start = vec![0u32; i.list_members.len()];
+        let mut at = 0u32;
+        for &l in &order {
+            start[l] = at;
+            at += i.list_members[l].len() as u32;
+        }
+        let mut nodes = Vec::new();
+        for &l in &order {
+            for &c in &i.list_members[l] {
+                let ((dx, dy, max_steps, skip_first, mode, is_final), children) = i.nodes[c];
+                let range = (start[children], start[children] + i.list_members[children].len() as u32);
+                nodes.push(LegNode { dx, dy, max_steps, skip_first, mode, is_final, children: range });
+            }
+        }
+        LegTrie { nodes, roots: (0, i.list_members[roots].len() as u32) }
+    }
+
     /// `caK` and `mcabK` (the Lion's multi-leg part).
     fn lion_trie() -> LegTrie {
         let mut paths = Vec::new();
@@ -645,6 +780,26 @@ mod tests {
         assert_eq!(got, expected);
         // More than the table's steps: g11 is reached through h9-g10.
         assert!(got.contains("h9-g11") && got.contains("h9-e9") && !got.contains("h9-k11"));
+    }
+
+    #[test]
+    fn shared_subtrees_give_the_same_moves() {
+        let demon = fire_demon_trie();
+        let merged = shared(&demon);
+        assert!(merged.nodes.len() * 20 < demon.nodes.len(), "{} of {}", merged.nodes.len(), demon.nodes.len());
+        let mut area = area_paths(3);
+        area.retain(|p| p.len() > 1);
+        let positions = [
+            vec![("FD", "h9"), ("p", "h10"), ("p", "h13"), ("G", "j9"), ("p", "j10"), ("p", "k11"), ("K", "a1")],
+            vec![("FD", "b2"), ("p", "c3"), ("G", "a1"), ("p", "d2"), ("p", "b5"), ("G", "c4"), ("K", "r1")],
+            vec![("FD", "h9"), ("G", "g8"), ("G", "h8"), ("G", "i8"), ("p", "g10"), ("p", "i10"), ("K", "a1")],
+        ];
+        for pieces in &positions {
+            let pos = position(pieces);
+            let from = pieces[0].1;
+            assert_eq!(moves_of(&pos, from, &merged), moves_of(&pos, from, &demon), "{pieces:?}");
+            assert_eq!(moves_of(&pos, from, &shared(&trie(&area))), moves_of(&pos, from, &trie(&area)), "{pieces:?}");
+        }
     }
 
     #[test]
