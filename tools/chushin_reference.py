@@ -329,20 +329,24 @@ class Generator:
             getattr(self, "gen_" + comp[0])(*comp[1:])
         return self.effects
 
-    # Slides(dirs) limited to n squares: stop at the first occupied square, capture it if enemy.
-    def gen_slide(self, dirs, n):
+    def slide_targets(self, dirs, n):
+        """Slides(dirs) limited to n squares: stop at the first occupied square, take it if enemy."""
         board, colour = self.board, self.colour
+        out = []
         for d in dirs:
-            for i, t in enumerate(ray(self.vec(d))[self.o]):
-                if i >= n:
-                    break
+            for t in ray(self.vec(d))[self.o][:n]:
                 occupant = board[t]
                 if occupant == 0:
-                    self.add(t)
+                    out.append(t)
                     continue
                 if occupant * colour < 0:
-                    self.add(t)
+                    out.append(t)
                 break
+        return out
+
+    def gen_slide(self, dirs, n):
+        for t in self.slide_targets(dirs, n):
+            self.add(t)
 
     def gen_jump(self, vectors):
         for v in vectors:
@@ -489,11 +493,7 @@ class Generator:
 
     def gen_firedemon(self):
         o = self.o
-        before = set(self.effects)
-        self.effects = set()
-        self.gen_slide(K8, UNLIMITED)
-        stops = {to for to, _ in self.effects} | set(self.area(3))
-        self.effects = before
+        stops = set(self.slide_targets(K8, UNLIMITED)) | set(self.area(3))
         for x in stops:
             self.add(x)
             for y in KING_STEPS[x]:

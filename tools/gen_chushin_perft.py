@@ -5,6 +5,10 @@
     python3 tools/gen_chushin_perft.py --check      # recompute and compare with the committed file
     python3 tools/gen_chushin_perft.py --stats      # what the first move list of each position holds
     python3 tools/gen_chushin_perft.py --print-fens # the positions only
+    python3 tools/gen_chushin_perft.py --random-games 200 [--seed 1] [--engine target/debug/fairyzero]
+        # random games from the start; after each, `fairyzero perft --divide` (depth 2, the game
+        # given as --moves so that a final pass and a finished game carry over) must print
+        # exactly what the reference prints
 
 The numbers come from tools/chushin_reference.py, a move generator written from the dossier's
 prose (shared/rules/chushin-shogi.md §7), independently of the Rust one, whose selftest
@@ -24,6 +28,8 @@ start position after a fixed sequence of moves: the whole army on a crowded boar
 
 import argparse
 import os
+import random
+import subprocess
 import sys
 import time
 
@@ -183,13 +189,61 @@ def compute(depth):
     return results
 
 
+def reference_divide(pos, depth):
+    """The text `fairyzero perft --divide` prints: sorted `MOVE: N` rows, then `nodes N`."""
+    rows = []
+    for m in pos.moves():
+        undo = pos.make(m)
+        rows.append((ref.fairyzero_notation(m), ref.perft(pos, depth - 1)))
+        pos.unmake(undo)
+    return "".join(f"{text}: {n}\n" for text, n in sorted(rows)) + f"nodes {sum(n for _, n in rows)}\n"
+
+
+def random_games(count, seed, engine):
+    """Compare engine and reference divides after `count` random games; returns the mismatches."""
+    rng = random.Random(seed)
+    mismatches = ending_in_pass = finished = 0
+    for _ in range(count):
+        pos = ref.Position.parse(ref.START)
+        played = []
+        plies = rng.randint(20, 300)
+        for ply in range(plies):
+            moves = pos.moves()
+            if not moves:
+                break
+            passes = [m for m in moves if m[0] == m[1] and not m[2]]
+            captures = [m for m in moves if m[2] or (m[1] != m[0] and pos.board[m[1]] != 0)]
+            if ply == plies - 1 and passes and rng.random() < 0.5:
+                moves = passes  # end on a pass half of the time: the next side may not pass
+            elif captures and rng.random() < 0.5:
+                moves = captures  # thin the board out, reach the zones and the royals
+            m = rng.choice(moves)
+            played.append(ref.fairyzero_notation(m))
+            pos.make(m)
+        args = [engine, "perft", "--variant", "chushin", "--moves", ",".join(played), "--depth", "2", "--divide"]
+        got = subprocess.run(args, capture_output=True, text=True, check=True).stdout
+        ending_in_pass += pos.last_was_pass
+        finished += pos.finished()
+        if got != reference_divide(pos, 2):
+            mismatches += 1
+            print(f"MISMATCH after {' '.join(played)}\n  position {pos.fen()}", file=sys.stderr)
+    print(f"{count} random games, {mismatches} mismatches ({ending_in_pass} ending in a pass, {finished} finished)")
+    return mismatches
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check", action="store_true", help="compare with the committed file, write nothing")
     parser.add_argument("--stats", action="store_true", help="the kinds of move at ply 1 of each position")
     parser.add_argument("--print-fens", action="store_true")
     parser.add_argument("--depth", type=int, default=DEPTH)
+    parser.add_argument("--random-games", type=int, metavar="N", help="cross-check the engine on N random games")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--engine", default=os.path.join(ROOT, "target", "debug", "fairyzero"))
     args = parser.parse_args()
+
+    if args.random_games:
+        sys.exit(1 if random_games(args.random_games, args.seed, args.engine) else 0)
 
     if args.print_fens or args.stats:
         for name, fen in positions():

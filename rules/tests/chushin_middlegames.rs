@@ -19,6 +19,9 @@
 //! python3 tools/chushin_reference.py divide "<fen>" <depth>
 //! target/release/fairyzero perft --variant chushin --fen "<fen>" --depth <depth> --divide
 //! ```
+//!
+//! `python3 tools/gen_chushin_perft.py --random-games 200` compares the two divides after random
+//! games as well (positions nobody constructed, games ending in a pass, finished games).
 
 mod support;
 
