@@ -97,7 +97,7 @@ fn run(filter: impl Fn(&Case) -> bool) {
 
 #[test]
 fn chess_family_perft_matches_references() {
-    run(|c| !["scirocco.perft", "typhoon.perft", "jupiter.perft"].contains(&c.file.as_str()));
+    run(|c| !["scirocco.perft", "typhoon.perft", "jupiter.perft", "chushin.perft"].contains(&c.file.as_str()));
 }
 
 /// Regression numbers only: fairyzero made them (tools/gen_jupiter_perft.py); the dossier has
@@ -119,4 +119,10 @@ fn every_variant_has_reference_numbers_at_depth_4() {
 #[test]
 fn scirocco_perft_matches_the_dossier() {
     run(|c| c.file == "scirocco.perft");
+}
+
+/// The dossier's numbers (chushin-shogi.md §12.1), from its reference implementation.
+#[test]
+fn chushin_perft_matches_the_dossier() {
+    run(|c| c.file == "chushin.perft");
 }

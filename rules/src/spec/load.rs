@@ -21,6 +21,7 @@ const BUILTIN: &[(&str, &str)] = &[
     ("scirocco", include_str!("../../../configs/variants/scirocco.toml")),
     ("typhoon", include_str!("../../../configs/variants/typhoon.toml")),
     ("jupiter", include_str!("../../../configs/variants/jupiter.toml")),
+    ("chushin", include_str!("../../../configs/variants/chushin.toml")),
 ];
 
 /// Names of the built-in variants, in listing order.
