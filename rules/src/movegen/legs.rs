@@ -19,6 +19,11 @@
 //!   de-duplicated once the walk is over;
 //! * `to = from`, `V = ∅`: a flag, the piece's pass.
 //!
+//! Many paths also reach one *state*: the same legs still to go from the same square, with no
+//! victim yet (an area move's paths to one square, a Fire Demon's slide and area move to the
+//! square it burns from). A trie that stores identical subtrees once lets the walk see that
+//! (the same sibling list entered from the same square), and a visited set skips the repeats.
+//!
 //! Effects become moves afterwards, with promotions exactly as the piece's other moves get
 //! them ([`Position::push_with_promotions`]): an igui is a `Stationary` move, and promotes when
 //! the piece stands in the zone (§8.1); a pass never promotes and exists only under the
@@ -122,7 +127,9 @@ thread_local! {
     /// Buffers kept between walks, so that generation does not allocate once they have grown.
     /// A walk takes them out and puts them back (a walk started inside a walk would find
     /// them empty and only allocate).
-    static BUFFERS: Cell<EffectBuffers> = const { Cell::new(EffectBuffers { packed: Vec::new(), overflow: Vec::new(), visited: Visited::new() }) };
+    static BUFFERS: Cell<EffectBuffers> = const {
+        Cell::new(EffectBuffers { packed: Vec::new(), overflow: Vec::new(), visited: Visited::new() })
+    };
 }
 
 /// What a square holds for the walk.
