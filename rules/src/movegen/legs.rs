@@ -464,6 +464,7 @@ mod tests {
             ("Heavenly Tetrarch", "HT", "", ""),
             ("Shogun", "SH", "K", ""),
             ("Promoter", "X", "", "G"),
+            ("Compiled Lion", "CL", "KNADcaKmcabK", ""),
         ] {
             text.push_str(&format!("[[piece]]\nname = \"{name}\"\ntoken = \"{token}\"\nbetza = \"{betza}\"\n"));
             if token == "K" {
@@ -677,6 +678,27 @@ mod tests {
         );
         assert_eq!(expected.len(), 32);
         assert_eq!(moves_of(&pos, "h9", &lion_trie()), expected);
+    }
+
+    #[test]
+    fn the_driver_generates_a_compiled_lion_once_per_effect() {
+        // KNADcaKmcabK through the loader's leg compiler and the move generator's driver.
+        let mut pos = position(&[("CL", "h9"), ("G", "g8"), ("p", "h10"), ("p", "i11"), ("K", "a1"), ("k", "r18")]);
+        let from = pos.variant().dims.parse_square("h9").unwrap();
+        let mut moves = MoveList::new();
+        pos.legal_moves(&mut moves);
+        moves.retain(|m| m.from == from);
+        let mut texts: Vec<String> = moves.iter().map(|m| dossier_text(&pos, m)).collect();
+        texts.sort();
+        let mut expected = moves_of(&pos, "h9", &lion_trie());
+        expected.sort();
+        assert_eq!(texts, expected);
+        assert_eq!(texts.len(), 32);
+        // After a pass, the same list without the pass.
+        pos.last_move_was_pass = true;
+        pos.legal_moves(&mut moves);
+        assert_eq!(moves.iter().filter(|m| m.from == from).count(), 31);
+        assert!(!moves.iter().any(|m| m.kind == MoveKind::Pass));
     }
 
     #[test]
