@@ -590,7 +590,15 @@ fn mirrored_positions_mirror_the_moves() {
         assert_eq!(back.board(), pos.board(), "{ctx}");
         if pos.repetitions() == 0 {
             let d = pos.variant().dims;
-            let ours: HashSet<Move> = legal.iter().map(|mv| map_move(mv, |s| d.mirror(s))).collect();
+            // Mirror-image types swap (Chushin's Left and Right Generals), promotions included.
+            let image = &pos.variant().mirror_type;
+            let ours: HashSet<Move> = legal
+                .iter()
+                .map(|mv| {
+                    let piece = mv.piece.map(|t| image[t.index()].unwrap_or(t));
+                    map_move(mv, |s| d.mirror(s)).with_piece(piece)
+                })
+                .collect();
             let theirs: HashSet<Move> = legal_of(&mut m).into_iter().collect();
             assert_eq!(ours, theirs, "{ctx} mirrored moves of {}", pos.to_fen());
         }
