@@ -290,3 +290,30 @@ fn every_entry_alone_on_an_empty_board_has_the_dossiers_mobility() {
     }
     assert!(problems.is_empty(), "{} of {} checks differ:\n{}", problems.len(), 2 * rows.len(), problems.join("\n"));
 }
+
+/// §14: a position without any royal (the §11 examples) is played as usual, also after its
+/// first move; a position where exactly one side has no royal is finished.
+#[test]
+fn royal_less_positions_play_on_and_one_missing_royal_ends_the_game() {
+    let v = chushin();
+    let mut royal_less =
+        Position::from_fen(v.clone(), "18/18/18/18/18/18/18/18/7p10/7(LN)10/18/18/18/18/18/18/18/18 w")
+            .expect("a Lion and a pawn");
+    assert!(royal_less.immediate_outcome().is_none());
+    let mut moves = MoveList::new();
+    royal_less.legal_moves(&mut moves);
+    assert!(!moves.is_empty());
+    let quiet = *moves.iter().find(|m| !royal_less.is_capture(m)).expect("a quiet Lion move");
+    royal_less.make(quiet);
+    assert!(royal_less.immediate_outcome().is_none(), "the game goes on after a move");
+    let mut replies = MoveList::new();
+    royal_less.legal_moves(&mut replies);
+    assert!(!replies.is_empty(), "the pawn still moves");
+
+    let mut one_royal = Position::from_fen(v, "18/18/18/18/18/18/18/18/7p10/7(LN)10/18/18/18/18/18/18/18/K17 b")
+        .expect("Gote has no royal");
+    let outcome = one_royal.immediate_outcome().expect("Gote has no royal, Sente has one");
+    assert_eq!(outcome.winner(), Some(Color::Blue));
+    one_royal.legal_moves(&mut moves);
+    assert!(moves.is_empty());
+}

@@ -72,6 +72,10 @@ pub struct Position {
     pub(crate) turn: turn::TurnState,
     /// The previous move was a pass (Chushin Shogi forbids a pass right after one, §13.3).
     pub(crate) last_move_was_pass: bool,
+    /// The root position (the one parsed or edited) had no royal piece on either side. Such a
+    /// position is played as usual (chushin-shogi.md §14, the worked examples): only the loss
+    /// of a side's last royal ends a game, not the absence of royals it started with.
+    pub(crate) royal_less_root: bool,
 }
 
 /// A stack that grows as moves are made (history, journal, hashes): a clone keeps room for a
@@ -158,6 +162,7 @@ impl Position {
             setup_ply: NO_SETUP,
             turn: turn::TurnState::default(),
             last_move_was_pass: false,
+            royal_less_root: false,
             variant,
         };
         for (i, p) in raw.board.into_iter().enumerate() {
@@ -165,6 +170,7 @@ impl Position {
                 pos.put(Square(i as u16), p);
             }
         }
+        pos.royal_less_root = pos.n_royals == [0, 0];
         pos.hash = pos.compute_hash();
         pos
     }
@@ -262,6 +268,8 @@ impl Position {
     pub(crate) fn begin_setup(&mut self, actor: Color) {
         self.hash ^= self.state_hash();
         self.setup_ply = 0;
+        // The setup places the royals: a game that starts with one is an ordinary game.
+        self.royal_less_root = false;
         self.side = actor;
         self.hash ^= self.state_hash();
     }

@@ -79,7 +79,13 @@ impl Position {
         let v = &*self.variant;
         let us = self.side;
         let them = us.other();
-        let royal_capture = v.rules.royal == RoyalRule::Capture && v.pieces.iter().any(|p| p.royal);
+        // A game that started without royals on either side (a constructed position) goes on
+        // while neither side has one (chushin-shogi.md §14); once one side has a royal, losing
+        // it loses. A game with royals in which both sides lose theirs at once ends as before:
+        // the side to move is tested first, so the mover wins (jupiter.md §7.3).
+        let royal_capture = v.rules.royal == RoyalRule::Capture
+            && v.pieces.iter().any(|p| p.royal)
+            && !(self.royal_less_root && self.n_royals == [0, 0]);
         if royal_capture && self.n_royals[us.index()] == 0 {
             return Some(Outcome::Decisive { winner: them, reason: EndReason::RoyalCaptured });
         }
