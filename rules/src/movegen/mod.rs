@@ -258,6 +258,7 @@ impl Position {
     pub(crate) fn pseudo_legal_moves_of<S: MoveSink>(&self, us: Color, out: &mut S) {
         let v = &*self.variant;
         let has_powers = v.has_powers;
+        let has_legs = !v.legs.is_empty();
         let frozen = if v.immobilizers.is_empty() { SquareSet::EMPTY } else { immobilize::frozen(self, us) };
         let mut passer = None;
         let mut own = self.occupied[us.index()];
@@ -280,7 +281,7 @@ impl Position {
                     let start = out.len();
                     // One lookup per piece: variants without multi-leg pieces have no tries.
                     let mut one_per_effect = false;
-                    match v.legs.trie(p.color(), p.kind()) {
+                    match if has_legs { v.legs.trie(p.color(), p.kind()) } else { None } {
                         None => self.piece_moves(sq, p, out),
                         Some(trie) => {
                             self.moves_with_legs(sq, p, trie, out);
