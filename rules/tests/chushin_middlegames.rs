@@ -25,9 +25,9 @@
 
 mod support;
 
-use std::{fs, path::Path};
+use std::path::Path;
 
-use fairyzero_rules::{perft, Position};
+use support::perft_data::{self, Case};
 
 const DATA: &str = "tests/data/chushin/middlegames.perft";
 
@@ -36,78 +36,26 @@ const DATA: &str = "tests/data/chushin/middlegames.perft";
 /// 4 s each in a debug build.
 const DEBUG_BUDGET: u64 = 5_000_000;
 
-/// One `perft <depth> <nodes>` line with the position above it.
-struct Case {
-    line: usize,
-    fen: String,
-    depth: u32,
-    nodes: u64,
-}
-
 fn cases() -> Vec<Case> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(DATA);
-    let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut out = Vec::new();
-    let mut fen = None::<String>;
-    for (i, raw) in text.lines().enumerate() {
-        let line = raw.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let (key, rest) = line.split_once(' ').unwrap_or((line, ""));
-        match key {
-            "variant" => assert_eq!(rest.trim(), "chushin", "{DATA}:{}: only chushin positions belong here", i + 1),
-            "fen" => fen = Some(rest.trim().to_string()),
-            "perft" => {
-                let mut fields = rest.split_whitespace().map(str::parse::<u64>);
-                let (Some(Ok(depth)), Some(Ok(nodes)), None) = (fields.next(), fields.next(), fields.next()) else {
-                    panic!("{DATA}:{}: malformed perft line {line:?}", i + 1)
-                };
-                let fen = fen.clone().unwrap_or_else(|| panic!("{DATA}:{}: perft line before any fen", i + 1));
-                let depth =
-                    u32::try_from(depth).unwrap_or_else(|_| panic!("{DATA}:{}: depth {depth} too large", i + 1));
-                out.push(Case { line: i + 1, fen, depth, nodes });
-            }
-            other => panic!("{DATA}:{}: unknown key {other:?}", i + 1),
-        }
+    let cases = perft_data::read(&Path::new(env!("CARGO_MANIFEST_DIR")).join(DATA), DATA);
+    for c in &cases {
+        assert_eq!(c.variant, "chushin", "{DATA}:{}: a Chushin file", c.line);
     }
-    out
-}
-
-fn budget() -> u64 {
-    match std::env::var("FZ_PERFT_MAX_NODES") {
-        Ok(v) => match v.parse::<u64>().expect("FZ_PERFT_MAX_NODES is a number") {
-            0 => u64::MAX,
-            n => n,
-        },
-        Err(_) if cfg!(debug_assertions) => DEBUG_BUDGET,
-        Err(_) => u64::MAX,
-    }
+    cases
 }
 
 #[test]
 fn middlegame_perft_matches_the_reference_generator() {
-    let budget = budget();
-    let variant = support::chushin::chushin();
-    let (mut checked, mut skipped, mut failures) = (0, 0, Vec::new());
-    for case in cases() {
-        if case.nodes > budget {
-            skipped += 1;
-            continue;
-        }
-        let mut pos =
-            Position::from_fen(variant.clone(), &case.fen).unwrap_or_else(|e| panic!("{DATA}:{}: {e}", case.line));
-        let got = perft(&mut pos, case.depth);
-        checked += 1;
-        if got != case.nodes {
-            failures.push(format!(
-                "{DATA}:{}: perft {} of {:?}: reference {}, engine {}",
-                case.line, case.depth, case.fen, case.nodes, got
-            ));
-        }
-    }
+    let budget = perft_data::budget(if cfg!(debug_assertions) { DEBUG_BUDGET } else { u64::MAX });
+    let (checked, skipped, failures) = perft_data::check(cases(), budget);
     eprintln!("{checked} chushin perft lines checked, {skipped} above the node budget of {budget} skipped");
-    assert!(failures.is_empty(), "{} perft mismatches:\n{}", failures.len(), failures.join("\n"));
+    assert!(checked > 0, "no perft line ran");
+    assert!(
+        failures.is_empty(),
+        "{} perft mismatches (expected = the reference generator):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 /// The data keeps what makes it worth running: several positions, each checked at depth 2 or

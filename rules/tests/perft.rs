@@ -4,92 +4,23 @@
 //! Lines above a node budget are skipped (`FZ_PERFT_MAX_NODES`, default 6,000,000) so that CI
 //! stays fast; `FZ_PERFT_MAX_NODES=0` runs everything.
 
+mod support;
+
 use std::{fs, path::Path};
 
-use fairyzero_rules::{perft, Position, Variant};
-
-struct Case {
-    file: String,
-    line: usize,
-    variant: String,
-    fen: String,
-    depth: u32,
-    nodes: u64,
-}
+use support::perft_data::{self, Case};
 
 fn cases() -> Vec<Case> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
     let mut files: Vec<_> = fs::read_dir(&dir).expect("tests/data exists").flatten().map(|e| e.path()).collect();
     files.retain(|p| p.extension().is_some_and(|e| e == "perft"));
     files.sort();
-    let mut out = Vec::new();
-    for path in files {
-        let text = fs::read_to_string(&path).unwrap();
-        let file = path.file_name().unwrap().to_string_lossy().to_string();
-        let (mut variant, mut fen) = (String::new(), String::new());
-        for (i, raw) in text.lines().enumerate() {
-            let line = raw.trim();
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let (key, rest) = line.split_once(' ').unwrap_or((line, ""));
-            match key {
-                "variant" => variant = rest.trim().to_string(),
-                "fen" => fen = rest.trim().to_string(),
-                "perft" => {
-                    let mut it = rest.split_whitespace();
-                    let depth = it.next().and_then(|d| d.parse().ok());
-                    let nodes = it.next().and_then(|n| n.parse().ok());
-                    let (Some(depth), Some(nodes)) = (depth, nodes) else {
-                        panic!("{file}:{}: malformed perft line {line:?}", i + 1)
-                    };
-                    out.push(Case {
-                        file: file.clone(),
-                        line: i + 1,
-                        variant: variant.clone(),
-                        fen: fen.clone(),
-                        depth,
-                        nodes,
-                    });
-                }
-                other => panic!("{file}:{}: unknown key {other:?}", i + 1),
-            }
-        }
-    }
-    out
-}
-
-fn budget() -> u64 {
-    match std::env::var("FZ_PERFT_MAX_NODES") {
-        Ok(v) => match v.parse::<u64>().expect("FZ_PERFT_MAX_NODES is a number") {
-            0 => u64::MAX,
-            n => n,
-        },
-        Err(_) => 6_000_000,
-    }
+    files.iter().flat_map(|path| perft_data::read(path, &path.file_name().unwrap().to_string_lossy())).collect()
 }
 
 fn run(filter: impl Fn(&Case) -> bool) {
-    let budget = budget();
-    let mut failures = Vec::new();
-    let (mut run, mut skipped) = (0, 0);
-    for case in cases().into_iter().filter(|c| filter(c)) {
-        if case.nodes > budget {
-            skipped += 1;
-            continue;
-        }
-        let variant = Variant::load(&case.variant).unwrap_or_else(|e| panic!("{}:{}: {e}", case.file, case.line));
-        let mut pos =
-            Position::from_fen(variant, &case.fen).unwrap_or_else(|e| panic!("{}:{}: {e}", case.file, case.line));
-        let got = perft(&mut pos, case.depth);
-        run += 1;
-        if got != case.nodes {
-            failures.push(format!(
-                "{}:{}: {} perft {} of {:?}: expected {}, got {}",
-                case.file, case.line, case.variant, case.depth, case.fen, case.nodes, got
-            ));
-        }
-    }
+    let (run, skipped, failures) =
+        perft_data::check(cases().into_iter().filter(|c| filter(c)), perft_data::budget(6_000_000));
     eprintln!("{run} perft lines checked, {skipped} above the node budget skipped");
     assert!(run > 0, "no perft line ran");
     assert!(failures.is_empty(), "{} perft mismatches:\n{}", failures.len(), failures.join("\n"));

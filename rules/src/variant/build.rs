@@ -337,7 +337,7 @@ impl Variant {
             }
         }
         let mirror_safe = mirror_safe_types(&spec.pieces, &pieces);
-        let mirror_type = crate::symmetry::mirror_types(&spec, &pieces);
+        let mirror_type = super::mirror::mirror_types(&spec, &pieces);
         let turn = turn_rules(&spec.pieces, &powers);
         let mut variant = Variant {
             legs,

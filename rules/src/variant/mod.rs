@@ -10,6 +10,7 @@
 pub(crate) mod attack_tables;
 mod build;
 pub(crate) mod legs;
+mod mirror;
 pub(crate) mod powers;
 pub(crate) mod setup;
 pub mod setup_mask;

@@ -3,3 +3,4 @@
 
 pub mod chushin;
 pub mod jupiter;
+pub mod perft_data;
