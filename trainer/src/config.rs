@@ -882,7 +882,15 @@ mod shipped_configs {
         checked.sort();
         assert_eq!(
             checked,
-            ["chushin.toml", "default.toml", "jupiter.toml", "scirocco.toml", "tiny.toml", "typhoon-gpu.toml", "typhoon.toml"]
+            [
+                "chushin.toml",
+                "default.toml",
+                "jupiter.toml",
+                "scirocco.toml",
+                "tiny.toml",
+                "typhoon-gpu.toml",
+                "typhoon.toml"
+            ]
         );
     }
 }

@@ -14,8 +14,7 @@ use crate::{
     types::{Dims, PieceType, Square, MAX_BOARD_SIDE},
     variant::{
         attack_tables::AttackTables, legs::LegTries, powers::Power, synthetic, tables::build_tables, zobrist::Zobrist,
-        Castling,
-        Extinction, PassRule, PieceDef, PieceSpec, Rules, TurnRules, Variant, VariantSpec,
+        Castling, Extinction, PassRule, PieceDef, PieceSpec, Rules, TurnRules, Variant, VariantSpec,
     },
 };
 
@@ -164,8 +163,9 @@ impl Variant {
             let atoms: Vec<Atom> = geometry.atoms().copied().collect();
             // Multi-leg components capture in every Chushin piece that has them; `legs` is exact
             // about which legs capture, this flag only has to be conservative.
-            let captures =
-                atoms.iter().any(|a| a.modality.captures) || !p.powers.is_empty() || geometry.multi_leg().next().is_some();
+            let captures = atoms.iter().any(|a| a.modality.captures)
+                || !p.powers.is_empty()
+                || geometry.multi_leg().next().is_some();
             // A royal leap may land where a Betza move does (Jupiter's Royalist).
             let royal_leaper = p.powers.iter().any(|w| matches!(w, PowerSpec::RoyalLeap));
             let needs_dedup = royal_leaper

@@ -27,7 +27,10 @@ pub use crate::spec::{
 };
 use crate::{
     types::{Color, Dims, Piece, PieceType, Square},
-    variant::{attack_tables::AttackTables, legs::LegTries, powers::Power, setup::SetupPhase, tables::MoveTables, zobrist::Zobrist},
+    variant::{
+        attack_tables::AttackTables, legs::LegTries, powers::Power, setup::SetupPhase, tables::MoveTables,
+        zobrist::Zobrist,
+    },
 };
 pub use build::BuildError;
 
