@@ -251,13 +251,23 @@ impl Position {
         }
     }
 
+    /// The driver's per-piece step (`pseudo_legal_moves_of`), for a sink of another type:
+    /// table moves, or table and multi-leg moves one per effect, then powers.
     fn own_actions_into<S: MoveSink>(&self, sq: Square, p: Piece, start: usize, out: &mut S) {
         let v = &*self.variant;
-        self.piece_moves(sq, p, out);
+        let mut one_per_effect = false;
+        match v.legs.trie(p.color(), p.kind()) {
+            None => self.piece_moves(sq, p, out),
+            Some(trie) => {
+                self.moves_with_legs(sq, p, trie, out);
+                one_per_effect = true;
+            }
+        }
         if v.has_powers && !v.powers[p.kind().index()].is_empty() {
             self.own_power_moves(sq, p, out);
+            one_per_effect = false;
         }
-        if v.pieces[p.kind().index()].needs_dedup {
+        if v.pieces[p.kind().index()].needs_dedup && !one_per_effect {
             out.dedup_from(start);
         }
     }
