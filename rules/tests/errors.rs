@@ -201,3 +201,13 @@ fn multi_leg_xbetza_loads_and_its_mistakes_name_the_character() {
         assert!(e.contains(at) && e.contains(why), "{betza}: {e}");
     }
 }
+
+#[test]
+fn relays_next_to_multi_leg_moves_are_refused() {
+    let text = "name = \"t\"\nwidth = 5\nheight = 5\nstart = \"2k2/5/5/1L1R1/2K2 w\"\npass = \"none\"\n\
+        [[piece]]\nname = \"king\"\ntoken = \"K\"\nbetza = \"K\"\nroyal = true\n\
+        [[piece]]\nname = \"lion\"\ntoken = \"L\"\nbetza = \"KcaK\"\n\
+        [[piece]]\nname = \"relayer\"\ntoken = \"R\"\nbetza = \"W\"\npowers = [{ kind = \"relay\", reach = \"adjacent\", grants = \"W\", landing = \"any\" }]\n";
+    let e = variant_error(text);
+    assert!(e.contains("\"relayer\"") && e.contains("field `powers`") && e.contains("multi-leg"), "{e}");
+}

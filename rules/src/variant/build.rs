@@ -284,6 +284,22 @@ impl Variant {
             ),
             _ => {}
         }
+        // Relays lend table moves and read the recipient's table moves; neither walks legs, so
+        // the combination would lose moves silently.
+        if !legs.is_empty() {
+            let relayer = spec
+                .pieces
+                .iter()
+                .zip(&powers)
+                .find(|(_, ps)| ps.iter().any(|p| matches!(p, Power::Relay { .. } | Power::Teleport)));
+            if let Some((p, _)) = relayer {
+                problems.push(format!(
+                    "piece {:?}: field `powers`: relay and teleport powers are not supported in a variant \
+                     with multi-leg XBetza moves (relayed moves do not walk legs)",
+                    p.name
+                ));
+            }
+        }
         let setup = match &spec.setup {
             None => None,
             Some(setup) => match setup.conclude(dims, lookup) {
