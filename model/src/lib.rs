@@ -40,6 +40,7 @@ pub mod config;
 pub mod encoding;
 pub mod identity;
 pub mod mirror;
+pub mod service;
 pub mod training;
 
 pub use backend::{
