@@ -324,6 +324,9 @@ impl Drop for InferenceService {
 /// The service thread: runs slots as they become due, until shutdown with nothing left.
 fn serve(shared: &Shared, mut executor: Box<dyn Executor>) {
     let mut state = shared.lock();
+    // Waiters of the last batch are woken only once the next one is launched (or none is
+    // due): woken threads would otherwise compete with this one for the lock and a core.
+    let mut wake_waiters = false;
     loop {
         if let Some(next) = state.replacement.take() {
             executor = next;
@@ -331,10 +334,18 @@ fn serve(shared: &Shared, mut executor: Box<dyn Executor>) {
         }
         let now = Instant::now();
         let flush = state.shutdown;
-        match state.slots.next(shared.max_wait, flush, now) {
+        let next = state.slots.next(shared.max_wait, flush, now);
+        if wake_waiters && !matches!(next, Next::Run(..)) {
+            shared.done.notify_all();
+            wake_waiters = false;
+        }
+        match next {
             Next::Run(slot, mut buffers) => {
                 let mut failure = state.failure.clone();
                 drop(state);
+                if std::mem::take(&mut wake_waiters) {
+                    shared.done.notify_all();
+                }
                 let started = Instant::now();
                 if failure.is_none() {
                     failure = run_checked(&mut *executor, &buffers.batch, &mut buffers.output).err();
@@ -347,7 +358,7 @@ fn serve(shared: &Shared, mut executor: Box<dyn Executor>) {
                     state.failure = failure.clone();
                 }
                 state.slots.finish(slot, buffers, failure.is_none());
-                shared.done.notify_all();
+                wake_waiters = true;
             }
             Next::WaitUntil(due) => {
                 state = shared.work.wait_timeout(state, due - now).unwrap_or_else(PoisonError::into_inner).0;
@@ -360,21 +371,22 @@ fn serve(shared: &Shared, mut executor: Box<dyn Executor>) {
 
 /// Runs one batch, turning a panic or a malformed answer into an error message.
 fn run_checked(executor: &mut dyn Executor, batch: &EncodedBatch, out: &mut EvalOutput) -> Result<(), String> {
-    let name = executor.name();
     catch_unwind(AssertUnwindSafe(|| executor.run(batch, out))).map_err(|payload| {
         let message = payload
             .downcast_ref::<&str>()
             .map(|s| s.to_string())
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "a panic without a message".to_string());
-        format!("{name} panicked: {message}")
+        format!("{} panicked: {message}", executor.name())
     })?;
+    let name = || executor.name();
     if out.len() != batch.len() {
-        return Err(format!("{name} answered {} positions of a batch of {}", out.len(), batch.len()));
+        return Err(format!("{} answered {} positions of a batch of {}", name(), out.len(), batch.len()));
     }
     if let Some(i) = (0..batch.len()).find(|&i| out.get(i).policy.len() != batch.moves_of(i).len()) {
         return Err(format!(
-            "{name} gave position {i} a policy of {} entries for {} moves",
+            "{} gave position {i} a policy of {} entries for {} moves",
+            name(),
             out.get(i).policy.len(),
             batch.moves_of(i).len()
         ));
