@@ -13,6 +13,30 @@
 //! [`InferenceService`] implements [`Backend`] (submit, then wait), so existing search code uses
 //! it unchanged.
 //!
+//! ```
+//! use std::sync::Arc;
+//! use fairyzero_model::{
+//!     backend::{EvalOutput, EvalRequest},
+//!     encoding::StandardEncoding,
+//!     service::{InferenceService, ServiceConfig, UniformExecutor},
+//! };
+//! use fairyzero_rules::{MoveList, Position, Variant};
+//!
+//! let v = Variant::load("scirocco").unwrap();
+//! let mut pos = Position::start(Arc::clone(&v));
+//! let mut moves = MoveList::new();
+//! pos.legal_moves(&mut moves);
+//! let encoding = Arc::new(StandardEncoding::new(v));
+//! let service = InferenceService::start(Box::new(UniformExecutor::new(256)), encoding, ServiceConfig::default());
+//!
+//! let ticket = service.submit(&[EvalRequest { position: &pos, moves: &moves }]);
+//! // ... gather and submit the leaves of other games meanwhile ...
+//! let mut out = EvalOutput::new();
+//! service.wait(ticket, &mut out);
+//! assert_eq!(out.get(0).policy.len(), moves.len());
+//! assert_eq!(service.stats().positions, 1);
+//! ```
+//!
 //! Simplifications against the plan's day-one interfaces (§7.1), to be lifted by the torch
 //! executor work:
 //! - slots carry the encoding's own [`EncodedBatch`] (owned copies of the submitters' encoded

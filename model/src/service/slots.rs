@@ -245,3 +245,77 @@ impl Slots {
         slot.first_submit = None;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::{sync::Arc, time::Duration};
+
+    use fairyzero_rules::{MoveList, Position, Variant};
+
+    use super::*;
+    use crate::encoding::StandardEncoding;
+
+    /// A chunk of `n` copies of Gardner's start position.
+    fn chunk(n: usize) -> EncodedBatch {
+        let v = Variant::load("gardner").unwrap();
+        let mut pos = Position::start(Arc::clone(&v));
+        let mut moves = MoveList::new();
+        pos.legal_moves(&mut moves);
+        StandardEncoding::new(v).encode_batch((0..n).map(|_| (&pos, moves.as_slice())))
+    }
+
+    /// Runs the next due slot with uniform answers; returns its index.
+    fn run_next(slots: &mut Slots, max_wait: Duration, now: Instant) -> usize {
+        let Next::Run(i, mut buffers) = slots.next(max_wait, false, now) else { panic!("no slot is due") };
+        for p in 0..buffers.batch.len() {
+            let moves = buffers.batch.moves_of(p).len();
+            buffers.output.push_with(moves, [0.0, 1.0, 0.0], |policy| policy.fill(1.0 / moves as f32));
+        }
+        slots.finish(i, buffers, true);
+        i
+    }
+
+    #[test]
+    fn slots_close_when_full_roll_over_and_free_after_their_last_reader() {
+        let (now, wait) = (Instant::now(), Duration::from_secs(1));
+        let mut slots = Slots::new(1, 5, 5, 4, 8);
+        let (a, wake) = slots.append(&chunk(3), now);
+        assert!(wake, "a first submission starts the max_wait clock");
+        let (b, wake) = slots.append(&chunk(2), now);
+        assert!(wake, "a chunk that does not fit closes the slot");
+        assert_eq!((a.slot, a.start, a.len, b.slot, b.start), (0, 0, 3, 1, 0));
+        assert_eq!(slots.count(), 2, "every slot was busy: one was added");
+        let (c, _) = slots.append(&chunk(2), now);
+        assert_eq!((c.slot, c.start), (1, 2));
+        assert!(matches!(slots.readiness(&a), Readiness::Pending));
+        assert_eq!(run_next(&mut slots, wait, now), 0, "the oldest closed slot first");
+        assert_eq!(run_next(&mut slots, wait, now), 1, "a full slot runs without max_wait");
+        assert!(matches!(slots.next(wait, false, now), Next::Idle));
+        assert!(matches!(slots.readiness(&a), Readiness::Done));
+
+        let mut out = EvalOutput::new();
+        slots.read(a, &mut out);
+        assert_eq!(out.len(), 3);
+        let (d, _) = slots.append(&chunk(1), now);
+        assert_eq!((d.slot, d.generation), (0, a.generation + 1), "slot 0 was freed by its only reader");
+        slots.release(b);
+        let (e, _) = slots.append(&chunk(4), now);
+        assert_eq!(e.slot, 2, "slot 1 still has an unread part");
+        slots.read(c, &mut out);
+        let (f, _) = slots.append(&chunk(1), now);
+        assert_eq!(f.slot, 1, "slot 1 is free after its last reader");
+    }
+
+    #[test]
+    fn a_partial_slot_waits_for_max_wait_unless_flushed() {
+        let now = Instant::now();
+        let max_wait = Duration::from_millis(10);
+        let mut slots = Slots::new(2, 5, 5, 64, 8);
+        let (part, _) = slots.append(&chunk(1), now);
+        assert!(matches!(slots.next(max_wait, false, now), Next::WaitUntil(due) if due == now + max_wait));
+        assert_eq!(run_next(&mut slots, max_wait, now + max_wait), 0);
+        slots.release(part);
+        slots.append(&chunk(1), now);
+        assert!(matches!(slots.next(max_wait, true, now), Next::Run(0, _)), "shutdown flushes at once");
+    }
+}
