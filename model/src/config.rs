@@ -186,6 +186,61 @@ pub enum HeaderError {
     NewerFormat { found: u32 },
 }
 
+/// The float format a forward pass computes in. Weights stay fp32 (checkpoints, optimizer
+/// state); [`Precision::Bf16`] casts weights and activations to bfloat16 inside the forward
+/// and returns fp32 logits, so losses and softmaxes stay fp32.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Precision {
+    #[default]
+    Fp32,
+    Bf16,
+}
+
+/// The configuration switch `precision = "auto" | "fp32" | "bf16"`: `auto` is bf16 on CUDA and
+/// fp32 elsewhere (CPUs gain little from bf16 and lose accuracy).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PrecisionSetting {
+    #[default]
+    Auto,
+    Fp32,
+    Bf16,
+}
+
+impl PrecisionSetting {
+    /// The precision to run with on a device that is (`cuda`) or is not a CUDA device.
+    pub fn resolve(self, cuda: bool) -> Precision {
+        match self {
+            PrecisionSetting::Auto if cuda => Precision::Bf16,
+            PrecisionSetting::Auto | PrecisionSetting::Fp32 => Precision::Fp32,
+            PrecisionSetting::Bf16 => Precision::Bf16,
+        }
+    }
+}
+
+impl std::str::FromStr for PrecisionSetting {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "auto" => Ok(PrecisionSetting::Auto),
+            "fp32" => Ok(PrecisionSetting::Fp32),
+            "bf16" => Ok(PrecisionSetting::Bf16),
+            _ => Err(format!("unknown precision {s:?} (expected auto, fp32 or bf16)")),
+        }
+    }
+}
+
+impl fmt::Display for Precision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Precision::Fp32 => "fp32",
+            Precision::Bf16 => "bf16",
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -225,6 +280,22 @@ mod tests {
                 CHECKPOINT_FORMAT_VERSION + 1
             )
         );
+    }
+
+    #[test]
+    fn precision_setting_parses_and_resolves() {
+        assert_eq!("auto".parse::<PrecisionSetting>().unwrap().resolve(false), Precision::Fp32);
+        assert_eq!("auto".parse::<PrecisionSetting>().unwrap().resolve(true), Precision::Bf16);
+        assert_eq!("fp32".parse::<PrecisionSetting>().unwrap().resolve(true), Precision::Fp32);
+        assert_eq!("bf16".parse::<PrecisionSetting>().unwrap().resolve(false), Precision::Bf16);
+        assert!("fp16".parse::<PrecisionSetting>().unwrap_err().contains("fp16"));
+        #[derive(serde::Deserialize)]
+        struct Run {
+            precision: PrecisionSetting,
+        }
+        let run: Run = serde_json::from_str(r#"{"precision": "bf16"}"#).unwrap();
+        assert_eq!(run.precision, PrecisionSetting::Bf16);
+        assert_eq!(Precision::Bf16.to_string(), "bf16");
     }
 
     #[test]

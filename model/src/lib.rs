@@ -47,6 +47,6 @@ pub use backend::{
     recycle_requests, Backend, BackendInfo, CachedBackend, EvalOutput, EvalRequest, EvalView, Evaluation, MockBackend,
     MockValue,
 };
-pub use config::{HeaderError, NetConfig, NetSizeError};
+pub use config::{HeaderError, NetConfig, NetSizeError, Precision, PrecisionSetting};
 pub use encoding::{ActionFeatures, EncodedBatch, Encoding, MoveFeatures, StandardEncoding};
 pub use training::TrainBatch;

@@ -22,7 +22,8 @@ mod runtime;
 pub mod training;
 
 pub use backend::{TorchBackend, TorchBackendOptions};
-pub use net::{Net, NetInput, NetOutput};
+pub use fairyzero_model::{Precision, PrecisionSetting};
+pub use net::{resolve_precision, HostTensors, Net, NetInput, NetOutput};
 pub use runtime::{default_device, manual_seed, require_device, runtime_info, set_threads, DeviceError, RuntimeInfo};
 /// Re-exported so that callers name devices without depending on tch themselves.
 pub use tch::Device;

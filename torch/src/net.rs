@@ -37,13 +37,19 @@ use tch::{
 };
 
 use fairyzero_model::{
-    config::NetConfig,
+    config::{NetConfig, Precision, PrecisionSetting},
     encoding::{
         global, piece_vocab, plane, EncodedBatch, CAPTURE_COUNT_SLOTS, MOVE_KIND_SLOTS, NO_SQUARE,
         SECOND_ACTION_KIND_SLOT,
     },
     identity::{piece_identities, PieceIdentity},
 };
+
+/// The precision a `precision = "auto" | "fp32" | "bf16"` setting runs with on `device`:
+/// `auto` is bf16 on CUDA, fp32 elsewhere.
+pub fn resolve_precision(setting: PrecisionSetting, device: Device) -> Precision {
+    setting.resolve(device.is_cuda())
+}
 
 /// How the rows of a piece-indexed embedding table relate to piece types.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,6 +113,37 @@ impl NetInput {
 
     /// Concatenates several encoded batches (same board size) into one input.
     pub fn from_batches(batches: &[&EncodedBatch], device: Device) -> NetInput {
+        HostTensors::from_batches(batches).to_device(device)
+    }
+
+    /// Number of moves in the batch.
+    pub fn moves(&self) -> usize {
+        *self.offsets.last().unwrap_or(&0)
+    }
+}
+
+/// A batch packed into host tensors (the per-move re-pack of [`NetInput::from_batches`]),
+/// before the copies to the device: the two halves are timed apart by `bench net --breakdown`.
+pub struct HostTensors {
+    batch: i64,
+    height: i64,
+    width: i64,
+    pieces: Tensor,
+    planes: Tensor,
+    global: Tensor,
+    /// `[7, M]`: from, to, kind, mover, piece, capture count, position.
+    moves: Tensor,
+    /// `[2, A]` and `[2, C]`: (move, flat square) pairs.
+    aux: Tensor,
+    captures: Tensor,
+    /// `[5, S]`: move, from, to, kind row, piece.
+    second: Tensor,
+    offsets: Vec<usize>,
+}
+
+impl HostTensors {
+    /// Packs several encoded batches (same board size) on the host.
+    pub fn from_batches(batches: &[&EncodedBatch]) -> HostTensors {
         let first = batches.first().expect("at least one batch");
         let (h, w) = (first.height(), first.width());
         let n = h * w;
@@ -166,24 +203,40 @@ impl NetInput {
             }
         }
         let (bt, ht, wt, mt) = (positions as i64, h as i64, w as i64, total_moves as i64);
-        let ints = Tensor::from_slice(&cols).view([7, mt]).to_device(device);
         let pairs = |v: &[(i64, i64)]| {
             let flat: Vec<i64> = v.iter().map(|p| p.0).chain(v.iter().map(|p| p.1)).collect();
-            let t = Tensor::from_slice(&flat).view([2, v.len() as i64]).to_device(device);
-            (t.get(0), t.get(1))
+            Tensor::from_slice(&flat).view([2, v.len() as i64])
         };
-        let (aux_move, aux_square) = pairs(&aux_pairs);
-        let (capture_move, capture_square) = pairs(&cap_pairs);
         let seconds = second[0].len() as i64;
         let flat: Vec<i64> = second.concat();
-        let second_cols = Tensor::from_slice(&flat).view([5, seconds]).to_device(device);
-        NetInput {
+        HostTensors {
             batch: bt,
             height: ht,
             width: wt,
-            pieces: Tensor::from_slice(&pieces).view([bt, ht, wt]).to_device(device),
-            planes: Tensor::from_slice(&planes).view([bt, plane::COUNT as i64, ht, wt]).to_device(device),
-            global: Tensor::from_slice(&glob).view([bt, global::COUNT as i64]).to_device(device),
+            pieces: Tensor::from_slice(&pieces).view([bt, ht, wt]),
+            planes: Tensor::from_slice(&planes).view([bt, plane::COUNT as i64, ht, wt]),
+            global: Tensor::from_slice(&glob).view([bt, global::COUNT as i64]),
+            moves: Tensor::from_slice(&cols).view([7, mt]),
+            aux: pairs(&aux_pairs),
+            captures: pairs(&cap_pairs),
+            second: Tensor::from_slice(&flat).view([5, seconds]),
+            offsets,
+        }
+    }
+
+    /// The batch on `device`: one copy per packed tensor (8), then views.
+    pub fn to_device(&self, device: Device) -> NetInput {
+        let ints = self.moves.to_device(device);
+        let aux = self.aux.to_device(device);
+        let captures = self.captures.to_device(device);
+        let second_cols = self.second.to_device(device);
+        NetInput {
+            batch: self.batch,
+            height: self.height,
+            width: self.width,
+            pieces: self.pieces.to_device(device),
+            planes: self.planes.to_device(device),
+            global: self.global.to_device(device),
             move_from: ints.get(0),
             move_to: ints.get(1),
             move_kind: ints.get(2),
@@ -191,22 +244,26 @@ impl NetInput {
             move_piece: ints.get(4),
             move_n_captures: ints.get(5),
             move_batch: ints.get(6),
-            aux_move,
-            aux_square,
-            capture_move,
-            capture_square,
+            aux_move: aux.get(0),
+            aux_square: aux.get(1),
+            capture_move: captures.get(0),
+            capture_square: captures.get(1),
             second_move: second_cols.get(0),
             second_from: second_cols.get(1),
             second_to: second_cols.get(2),
             second_kind: second_cols.get(3),
             second_piece: second_cols.get(4),
-            offsets,
+            offsets: self.offsets.clone(),
         }
     }
 
-    /// Number of moves in the batch.
-    pub fn moves(&self) -> usize {
-        *self.offsets.last().unwrap_or(&0)
+    /// Positions in the batch.
+    pub fn len(&self) -> usize {
+        self.batch as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.batch == 0
     }
 }
 
@@ -220,7 +277,7 @@ pub struct NetOutput {
 
 /// Mean, board-size-scaled mean and max over the board: `[B, C, H, W]` to `[B, 3C]`.
 fn global_pool(x: &Tensor, size_scale: f64) -> Tensor {
-    let mean = x.mean_dim(&[2i64, 3][..], false, Kind::Float);
+    let mean = x.mean_dim(&[2i64, 3][..], false, x.kind());
     let max = x.amax(&[2i64, 3][..], false);
     let scaled = &mean * size_scale;
     Tensor::cat(&[mean, scaled, max], 1)
@@ -242,6 +299,56 @@ fn linear(vs: nn::Path<'_>, cin: usize, cout: usize) -> nn::Linear {
 fn embedding(vs: nn::Path<'_>, rows: usize, dim: usize, stdev: f64) -> nn::Embedding {
     let config = nn::EmbeddingConfig { ws_init: nn::Init::Randn { mean: 0.0, stdev }, ..Default::default() };
     nn::embedding(vs, rows as i64, dim as i64, config)
+}
+
+/// How one forward pass computes: `None` runs the modules as they are (fp32, the exact ops of
+/// [`Net::forward`]); `Some(kind)` casts each weight and the stem's inputs to `kind` inside the
+/// pass. `to_kind` is differentiable, so fp32 master weights get fp32 gradients (explicit
+/// autocast: `tch::autocast` is CUDA-only and fp16).
+#[derive(Clone, Copy)]
+struct Cast(Option<Kind>);
+
+impl Cast {
+    fn of(precision: Precision) -> Cast {
+        match precision {
+            Precision::Fp32 => Cast(None),
+            Precision::Bf16 => Cast(Some(Kind::BFloat16)),
+        }
+    }
+
+    fn tensor(self, t: &Tensor) -> Tensor {
+        match self.0 {
+            None => t.shallow_clone(),
+            Some(kind) => t.to_kind(kind),
+        }
+    }
+
+    /// Our convolutions: stride 1, "same" zero padding, no dilation or groups.
+    fn conv(self, c: &nn::Conv2D, x: &Tensor) -> Tensor {
+        match self.0 {
+            None => c.forward(x),
+            Some(kind) => {
+                let k = c.ws.size()[2];
+                let bias = c.bs.as_ref().map(|b| b.to_kind(kind));
+                x.conv2d(&c.ws.to_kind(kind), bias.as_ref(), [1, 1], [k / 2, k / 2], [1, 1], 1)
+            }
+        }
+    }
+
+    fn linear(self, l: &nn::Linear, x: &Tensor) -> Tensor {
+        match self.0 {
+            None => l.forward(x),
+            Some(kind) => x.linear(&l.ws.to_kind(kind), l.bs.as_ref().map(|b| b.to_kind(kind)).as_ref()),
+        }
+    }
+
+    /// Our embeddings: no padding row, dense gradients.
+    fn embedding(self, e: &nn::Embedding, ids: &Tensor) -> Tensor {
+        match self.0 {
+            None => e.forward(ids),
+            Some(kind) => Tensor::embedding(&e.ws.to_kind(kind), ids, -1, false, false),
+        }
+    }
 }
 
 struct Block {
@@ -267,14 +374,14 @@ impl Block {
         }
     }
 
-    fn forward(&self, x: &Tensor, size_scale: f64) -> Tensor {
+    fn forward(&self, x: &Tensor, size_scale: f64, cast: Cast) -> Tensor {
         let h = x.relu();
-        let mut a = self.conv1.forward(&h);
+        let mut a = cast.conv(&self.conv1, &h);
         if let Some((pconv, plin)) = &self.pool {
-            let pooled = global_pool(&pconv.forward(&h).relu(), size_scale);
-            a += plin.forward(&pooled).unsqueeze(-1).unsqueeze(-1);
+            let pooled = global_pool(&cast.conv(pconv, &h).relu(), size_scale);
+            a += cast.linear(plin, &pooled).unsqueeze(-1).unsqueeze(-1);
         }
-        x + self.conv2.forward(&a.relu()) * &self.scale
+        x + cast.conv(&self.conv2, &a.relu()) * cast.tensor(&self.scale)
     }
 }
 
@@ -405,51 +512,74 @@ impl Net {
         tch::no_grad(|| self.forward(input))
     }
 
-    /// Runs the net. Gradients are recorded unless the caller is inside `tch::no_grad`.
+    /// Runs the net in fp32. Gradients are recorded unless the caller is inside `tch::no_grad`.
     pub fn forward(&self, input: &NetInput) -> NetOutput {
+        self.forward_with(input, Precision::Fp32)
+    }
+
+    /// Runs the net in `precision`; the logits are fp32 either way. [`Precision::Fp32`] is
+    /// exactly [`Net::forward`]; [`Precision::Bf16`] casts weights and activations to bfloat16
+    /// inside the pass (the variables stay fp32, and get fp32 gradients when training).
+    pub fn forward_with(&self, input: &NetInput, precision: Precision) -> NetOutput {
+        let trunk = self.trunk_with(input, precision);
+        self.heads_with(&trunk, input, precision)
+    }
+
+    /// The stem and the residual tower: `[B, C, H, W]` after the final ReLU, in the precision's
+    /// float kind (what the heads read; timed apart by `bench net --breakdown`).
+    pub fn trunk_with(&self, input: &NetInput, precision: Precision) -> Tensor {
+        let cast = Cast::of(precision);
+        let scale = size_scale(input.height, input.width);
+        // Stem: piece embeddings and planes through a 3x3 conv, global features as a bias.
+        let emb = cast.embedding(&self.piece_embedding, &input.pieces).permute([0, 3, 1, 2]);
+        let x = Tensor::cat(&[emb, cast.tensor(&input.planes)], 1);
+        let mut x = cast.conv(&self.stem, &x)
+            + cast.linear(&self.stem_global, &cast.tensor(&input.global)).unsqueeze(-1).unsqueeze(-1);
+        for block in &self.blocks {
+            x = block.forward(&x, scale, cast);
+        }
+        x.relu()
+    }
+
+    /// The value and policy heads on the trunk's output ([`Net::trunk_with`]).
+    pub fn heads_with(&self, x: &Tensor, input: &NetInput, precision: Precision) -> NetOutput {
+        let cast = Cast::of(precision);
         let (b, h, w) = (input.batch, input.height, input.width);
         let scale = size_scale(h, w);
         let d = self.config.policy_dim as i64;
-
-        // Stem: piece embeddings and planes through a 3x3 conv, global features as a bias.
-        let emb = self.piece_embedding.forward(&input.pieces).permute([0, 3, 1, 2]);
-        let x = Tensor::cat(&[emb, input.planes.shallow_clone()], 1);
-        let mut x = self.stem.forward(&x) + self.stem_global.forward(&input.global).unsqueeze(-1).unsqueeze(-1);
-        for block in &self.blocks {
-            x = block.forward(&x, scale);
-        }
-        let x = x.relu();
-        let pooled = global_pool(&x, scale);
+        let pooled = global_pool(x, scale);
 
         // Value head.
-        let v = self.value_conv.forward(&x).relu();
-        let wdl_logits = self.value_fc2.forward(&self.value_fc1.forward(&global_pool(&v, scale)).relu());
+        let v = cast.conv(&self.value_conv, x).relu();
+        let wdl_logits = cast.linear(&self.value_fc2, &cast.linear(&self.value_fc1, &global_pool(&v, scale)).relu());
 
         // Policy head: per-square features, gathered per move.
-        let p = (self.policy_conv.forward(&x) + self.policy_global.forward(&pooled).unsqueeze(-1).unsqueeze(-1)).relu();
+        let p = (cast.conv(&self.policy_conv, x)
+            + cast.linear(&self.policy_global, &pooled).unsqueeze(-1).unsqueeze(-1))
+        .relu();
         let pf = p.permute([0, 2, 3, 1]).reshape([b * h * w, self.config.policy_channels as i64]);
-        let from_all = self.policy_from.forward(&pf);
-        let to_all = self.policy_to.forward(&pf);
+        let from_all = cast.linear(&self.policy_from, &pf);
+        let to_all = cast.linear(&self.policy_to, &pf);
         let from = from_all.index_select(0, &input.move_from);
         let to = to_all.index_select(0, &input.move_to);
         let attention =
-            (from.narrow(1, 0, d) * to.narrow(1, 0, d)).sum_dim_intlist(-1, false, Kind::Float) / (d as f64).sqrt();
+            (from.narrow(1, 0, d) * to.narrow(1, 0, d)).sum_dim_intlist(-1, false, from.kind()) / (d as f64).sqrt();
         let mut z = from.narrow(1, d, d)
             + to.narrow(1, d, d)
-            + self.kind_embedding.forward(&input.move_kind)
-            + self.mover_embedding.forward(&input.move_mover)
-            + self.promo_embedding.forward(&input.move_piece)
-            + self.captures_embedding.forward(&input.move_n_captures);
+            + cast.embedding(&self.kind_embedding, &input.move_kind)
+            + cast.embedding(&self.mover_embedding, &input.move_mover)
+            + cast.embedding(&self.promo_embedding, &input.move_piece)
+            + cast.embedding(&self.captures_embedding, &input.move_n_captures);
         if input.second_move.size()[0] > 0 {
             let second = from_all.narrow(1, d, d).index_select(0, &input.second_from)
                 + to_all.narrow(1, d, d).index_select(0, &input.second_to)
-                + self.kind_embedding.forward(&input.second_kind)
-                + self.promo_embedding.forward(&input.second_piece);
+                + cast.embedding(&self.kind_embedding, &input.second_kind)
+                + cast.embedding(&self.promo_embedding, &input.second_piece);
             z = z.index_add(0, &input.second_move, &second);
         }
         let extra_moves = input.aux_move.size()[0] + input.capture_move.size()[0];
         if extra_moves > 0 {
-            let extra = self.policy_extra.forward(&pf);
+            let extra = cast.linear(&self.policy_extra, &pf);
             if input.aux_move.size()[0] > 0 {
                 let aux = extra.narrow(1, 0, d).index_select(0, &input.aux_square);
                 z = z.index_add(0, &input.aux_move, &aux);
@@ -459,8 +589,13 @@ impl Net {
                 z = z.index_add(0, &input.capture_move, &caps);
             }
         }
-        let move_logits = attention + self.policy_out.forward(&z.relu()).squeeze_dim(-1);
-        NetOutput { move_logits, wdl_logits }
+        let move_logits = attention + cast.linear(&self.policy_out, &z.relu()).squeeze_dim(-1);
+        match cast.0 {
+            None => NetOutput { move_logits, wdl_logits },
+            Some(_) => {
+                NetOutput { move_logits: move_logits.to_kind(Kind::Float), wdl_logits: wdl_logits.to_kind(Kind::Float) }
+            }
+        }
     }
 }
 

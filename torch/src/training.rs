@@ -3,7 +3,7 @@
 //! cross-entropy), AdamW with decoupled weight decay and gradient clipping, and what the step
 //! measured. The schedule (which learning rate when) is the caller's: it comes in as a number.
 
-use fairyzero_model::TrainBatch;
+use fairyzero_model::{Precision, TrainBatch};
 use tch::{Device, Kind};
 
 use crate::{
@@ -59,8 +59,8 @@ impl BatchTensors {
 }
 
 /// The forward pass and the loss, recording gradients; also the move logits, for the entropy.
-fn forward_loss(net: &Net, tensors: &BatchTensors, value_weight: f64) -> (Losses, tch::Tensor) {
-    let output = net.forward(&tensors.input);
+fn forward_loss(net: &Net, tensors: &BatchTensors, value_weight: f64, precision: Precision) -> (Losses, tch::Tensor) {
+    let output = net.forward_with(&tensors.input, precision);
     let losses = loss(&output, &tensors.input, &tensors.targets, value_weight);
     (losses, output.move_logits)
 }
@@ -69,15 +69,28 @@ fn forward_loss(net: &Net, tensors: &BatchTensors, value_weight: f64) -> (Losses
 /// `tensors` are accumulated into the net's variables. Returns the total loss. What the training
 /// benchmark times next to a full step.
 pub fn backward(net: &Net, tensors: &BatchTensors, value_weight: f64) -> f64 {
-    let (losses, _) = forward_loss(net, tensors, value_weight);
+    let (losses, _) = forward_loss(net, tensors, value_weight, Precision::Fp32);
     losses.total.backward();
     f64::try_from(&losses.total).unwrap_or(f64::NAN)
 }
 
-/// Trains `net` on one batch with `optimizer`.
+/// Trains `net` on one batch with `optimizer`, in fp32.
 pub fn train_step(net: &Net, optimizer: &mut AdamW, batch: &TrainBatch, config: &StepConfig) -> StepLosses {
+    train_step_with(net, optimizer, batch, config, Precision::Fp32)
+}
+
+/// [`train_step`] with the forward pass in `precision` (see [`Net::forward_with`]): the loss,
+/// its softmaxes, the gradients of the fp32 variables and AdamW stay fp32; bf16 needs no loss
+/// scaling.
+pub fn train_step_with(
+    net: &Net,
+    optimizer: &mut AdamW,
+    batch: &TrainBatch,
+    config: &StepConfig,
+    precision: Precision,
+) -> StepLosses {
     let tensors = BatchTensors::new(batch, net.device());
-    let (losses, move_logits) = forward_loss(net, &tensors, config.value_weight);
+    let (losses, move_logits) = forward_loss(net, &tensors, config.value_weight, precision);
     let input = &tensors.input;
 
     let (policy_entropy, target_entropy) = tch::no_grad(|| {
