@@ -1,5 +1,8 @@
 //! `fairyzero bench net` (arguments in cli/src/commands/bench.rs): network forward speed at
-//! several batch sizes, and what encoding the batch costs next to it.
+//! several batch sizes, and what encoding the batch costs next to it. `--breakdown` times the
+//! forward's parts apart (host packing, copies to the device, trunk, heads, copies back with the
+//! host softmax), synchronising a CUDA device after each, so that the gap to a plain trunk can
+//! be attributed; `--precision-check` compares bf16 with fp32 on one batch.
 
 use std::{
     sync::Arc,
@@ -8,9 +11,9 @@ use std::{
 
 use anyhow::Context;
 use fairyzero_cli::commands::bench::NetBenchArgs;
-use fairyzero_model::{EncodedBatch, NetConfig, StandardEncoding};
+use fairyzero_model::{EncodedBatch, NetConfig, Precision, StandardEncoding};
 use fairyzero_rules::{Move, MoveList, Position, Variant};
-use fairyzero_torch::Net;
+use fairyzero_torch::{net::probabilities, Device, HostTensors, Net};
 
 /// splitmix64, so that the benchmark's positions do not depend on a RNG crate's versions.
 struct Rng(u64);
@@ -54,6 +57,86 @@ fn process_cpu_time() -> Option<Duration> {
     Some(Duration::from_millis(ticks * 10))
 }
 
+/// The parts of one evaluation, in the order they run.
+const PARTS: [&str; 5] = ["host pack", "to device", "trunk", "heads", "to host + softmax"];
+
+/// Waits for the device's queued work (CUDA kernels run asynchronously); nothing on a CPU.
+fn synchronize(device: Device) {
+    if let Device::Cuda(index) = device {
+        tch::Cuda::synchronize(index as i64);
+    }
+}
+
+/// One evaluation of `batch` as the inference thread runs it (pack, copy, forward, copy back and
+/// softmax), returning the time of each part. With `sync`, the device is synchronised after each
+/// part so that the parts' times are the device's, not the launches'.
+fn evaluate_parts(net: &Net, batch: &EncodedBatch, precision: Precision, sync: bool) -> [Duration; 5] {
+    let device = net.device();
+    let mut times = [Duration::ZERO; 5];
+    tch::no_grad(|| {
+        let mut mark = Instant::now();
+        let mut lap = |times: &mut [Duration; 5], i: usize| {
+            if sync {
+                synchronize(device);
+            }
+            let now = Instant::now();
+            times[i] = now - mark;
+            mark = now;
+        };
+        let host = HostTensors::from_batches(&[batch]);
+        lap(&mut times, 0);
+        let input = host.to_device(device);
+        lap(&mut times, 1);
+        let trunk = net.trunk_with(&input, precision);
+        lap(&mut times, 2);
+        let output = net.heads_with(&trunk, &input, precision);
+        lap(&mut times, 3);
+        let (policies, _) = probabilities(&output, &input.offsets);
+        assert_eq!(policies.len(), batch.len());
+        lap(&mut times, 4);
+    });
+    times
+}
+
+/// bf16 against fp32 on one batch: max and mean |Δp| over the legal moves, max |Δ(win - loss)|,
+/// and the mean and max KL(fp32 || bf16) of the policies.
+fn precision_check(net: &Net, batch: &EncodedBatch) {
+    let run = |precision| {
+        tch::no_grad(|| {
+            let input = fairyzero_torch::NetInput::new(batch, net.device());
+            probabilities(&net.forward_with(&input, precision), &input.offsets)
+        })
+    };
+    let ((p32, w32), (p16, w16)) = (run(Precision::Fp32), run(Precision::Bf16));
+    let (mut dp_max, mut dp_sum, mut moves, mut kl_sum, mut kl_max) = (0f64, 0f64, 0usize, 0f64, 0f64);
+    for (a, b) in p32.iter().zip(&p16) {
+        let mut kl = 0f64;
+        for (&x, &y) in a.iter().zip(b) {
+            let d = (x as f64 - y as f64).abs();
+            dp_max = dp_max.max(d);
+            dp_sum += d;
+            moves += 1;
+            if x > 0.0 {
+                kl += x as f64 * ((x as f64).ln() - (y.max(1e-30) as f64).ln());
+            }
+        }
+        kl_sum += kl;
+        kl_max = kl_max.max(kl);
+    }
+    let dv = w32.iter().zip(&w16).map(|(a, b)| ((a[0] - a[2]) - (b[0] - b[2])).abs() as f64).fold(0f64, f64::max);
+    println!();
+    println!(
+        "| precision check (batch {}) | max abs Δp | mean abs Δp | max abs Δvalue | mean KL | max KL |",
+        batch.len()
+    );
+    println!("|---|---:|---:|---:|---:|---:|");
+    println!(
+        "| bf16 vs fp32 | {dp_max:.5} | {:.2e} | {dv:.5} | {:.2e} | {kl_max:.2e} |",
+        dp_sum / moves.max(1) as f64,
+        kl_sum / p32.len().max(1) as f64
+    );
+}
+
 pub fn bench_net(args: NetBenchArgs) -> anyhow::Result<()> {
     if let Some(n) = args.threads {
         fairyzero_torch::set_threads(n);
@@ -64,19 +147,25 @@ pub fn bench_net(args: NetBenchArgs) -> anyhow::Result<()> {
     // Before the first tensor: libtorch panics on a device it cannot use.
     fairyzero_torch::require_device(device).context("--device")?;
 
+    if args.cudnn_benchmark {
+        tch::Cuda::cudnn_set_benchmark(true);
+    }
+    let precision = fairyzero_torch::resolve_precision(args.precision, device);
+
     let net = Net::new(&config, Arc::clone(&variant), device);
     let encoding = StandardEncoding::new(Arc::clone(&variant));
     let pool = random_positions(&variant, args.positions);
     let mean_moves = pool.iter().map(|(_, m)| m.len()).sum::<usize>() as f64 / pool.len() as f64;
     let info = fairyzero_torch::runtime_info();
     println!(
-        "# bench net: {} {}x{} ({} piece types, {mean_moves:.1} legal moves per position), {} {config} ({} parameters), {device:?}, {} intra-op threads, libtorch {}",
+        "# bench net: {} {}x{} ({} piece types, {mean_moves:.1} legal moves per position), {} {config} ({} parameters), {device:?}, {precision}{}, {} intra-op threads, libtorch {}",
         variant.name,
         variant.dims.width,
         variant.dims.height,
         variant.piece_count(),
         args.size,
         net.parameter_count(),
+        if args.cudnn_benchmark { ", cuDNN benchmark" } else { "" },
         info.intra_op_threads,
         info.torch_version
     );
@@ -96,10 +185,11 @@ pub fn bench_net(args: NetBenchArgs) -> anyhow::Result<()> {
     let encode = |chosen: &[&(Position, Vec<Move>)]| -> EncodedBatch {
         encoding.encode_batch(chosen.iter().map(|(p, m)| (p, m.as_slice())))
     };
+    let mut breakdown_rows = Vec::new();
     for &b in &args.batches {
-        // Warm-up: allocator, MKL-DNN kernel selection, CUDA context.
+        // Warm-up: allocator, MKL-DNN kernel selection, CUDA context, cuDNN autotuning.
         for _ in 0..2 {
-            let _ = net.evaluate_batch(&encode(&take(b)));
+            let _ = evaluate_parts(&net, &encode(&take(b)), precision, false);
         }
         let (mut encode_time, mut forward_time, mut runs) = (Duration::ZERO, Duration::ZERO, 0u32);
         let budget = Duration::from_secs_f64(args.seconds);
@@ -109,9 +199,9 @@ pub fn bench_net(args: NetBenchArgs) -> anyhow::Result<()> {
             let t0 = Instant::now();
             let batch = encode(&chosen);
             let t1 = Instant::now();
-            let (policies, _) = net.evaluate_batch(&batch);
+            // Without --breakdown nothing waits between the parts: the forward as search sees it.
+            let _ = evaluate_parts(&net, &batch, precision, false);
             let t2 = Instant::now();
-            assert_eq!(policies.len(), b);
             encode_time += t1 - t0;
             forward_time += t2 - t1;
             runs += 1;
@@ -127,6 +217,46 @@ pub fn bench_net(args: NetBenchArgs) -> anyhow::Result<()> {
             b as f64 / (forward_ms / 1e3),
             100.0 * encode_ms / forward_ms
         );
+        if args.breakdown {
+            // A second, synchronised pass over as many batches, timed part by part.
+            let mut parts = [Duration::ZERO; 5];
+            let mut encode_part = Duration::ZERO;
+            for _ in 0..runs {
+                let chosen = take(b);
+                let t0 = Instant::now();
+                let batch = encode(&chosen);
+                encode_part += t0.elapsed();
+                for (sum, t) in parts.iter_mut().zip(evaluate_parts(&net, &batch, precision, true)) {
+                    *sum += t;
+                }
+            }
+            let ms = |d: Duration| d.as_secs_f64() * 1e3 / runs as f64;
+            breakdown_rows.push((b, ms(encode_part), parts.map(ms)));
+        }
+    }
+    if args.breakdown {
+        println!();
+        println!("Breakdown (device synchronised after each part; ms per batch):");
+        println!();
+        println!("| batch | encode | {} | total | host share |", PARTS.join(" | "));
+        println!("|------:|{}", "------:|".repeat(PARTS.len() + 3));
+        for (b, encode_ms, parts) in &breakdown_rows {
+            let total: f64 = parts.iter().sum();
+            // Host work inside the forward: packing the columns and the softmax's copy back.
+            let host = parts[0] + parts[1] + parts[4];
+            let cells: Vec<String> = parts.iter().map(|t| format!("{t:.3}")).collect();
+            println!(
+                "| {b} | {encode_ms:.3} | {} | {total:.3} | {:.1}% |",
+                cells.join(" | "),
+                100.0 * host / total.max(1e-9)
+            );
+        }
+    }
+    if args.precision_check {
+        let b = args.batches.first().copied().unwrap_or(256);
+        // A fixed batch: the first positions of the pool.
+        let chosen: Vec<&(Position, Vec<Move>)> = pool.iter().cycle().take(b).collect();
+        precision_check(&net, &encode(&chosen));
     }
     Ok(())
 }

@@ -43,6 +43,20 @@ pub struct NetBenchArgs {
     /// Positions to draw batches from, reached by seeded random play (at most 100,000)
     #[arg(long, default_value_t = 512, value_parser = limits::count::<usize>(1, limits::MAX_POSITIONS))]
     pub positions: usize,
+    /// Forward precision: fp32, bf16, or auto (bf16 on CUDA, fp32 on CPU)
+    #[arg(long, default_value = "fp32")]
+    pub precision: fairyzero_model::PrecisionSetting,
+    /// Also time the forward's parts apart (host packing, copies to the device, trunk, heads,
+    /// copies back with the softmax), synchronising the device between them
+    #[arg(long)]
+    pub breakdown: bool,
+    /// Let cuDNN autotune its convolution algorithms (CUDA only; tuned once per batch shape)
+    #[arg(long)]
+    pub cudnn_benchmark: bool,
+    /// Also compare bf16 with fp32 on one fixed batch of the first batch size (max and mean
+    /// |Δpolicy|, max |Δvalue|, policy KL)
+    #[arg(long)]
+    pub precision_check: bool,
 }
 
 pub fn run(args: BenchArgs, net: &dyn NetRuntime) -> anyhow::Result<()> {
