@@ -216,6 +216,45 @@ pub struct SelfPlayConfig {
     pub gumbel: GumbelConfig,
     /// Playout-cap randomisation; absent: every move gets a full search.
     pub playout_cap: Option<PlayoutCapConfig>,
+    /// How leaves are batched when the evaluator is an inference service (`[selfplay.batching]`).
+    pub batching: BatchingConfig,
+}
+
+/// The `[selfplay.batching]` section: the inference service that all search threads share
+/// (docs/plans/batching.md §2.2). Only runs on an
+/// [`InferenceService`](fairyzero_model::service::InferenceService) use `in_flight` and
+/// `groups`; `max_batch` also sizes the batches of a blocking network backend.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BatchingConfig {
+    /// Most positions in one forward, across all search threads.
+    pub max_batch: u32,
+    /// How long a non-empty batch may wait for more leaves once the executor is idle, in
+    /// microseconds (0: launch as soon as it is idle).
+    pub max_wait_us: u64,
+    /// Batches the service keeps at start (filling, queued, running, being read out).
+    pub in_flight: u32,
+    /// Groups of games per search thread: one group searches while another waits for its
+    /// evaluations (1: a thread's games search or wait, never both).
+    pub groups: u32,
+}
+
+impl Default for BatchingConfig {
+    fn default() -> Self {
+        BatchingConfig { max_batch: 64, max_wait_us: 500, in_flight: 3, groups: 2 }
+    }
+}
+
+impl BatchingConfig {
+    /// The service configuration these keys describe.
+    pub fn service_config(&self) -> fairyzero_model::service::ServiceConfig {
+        fairyzero_model::service::ServiceConfig {
+            max_batch: self.max_batch as usize,
+            max_wait: std::time::Duration::from_micros(self.max_wait_us),
+            in_flight: self.in_flight as usize,
+            ..Default::default()
+        }
+    }
 }
 
 impl Default for SelfPlayConfig {
@@ -235,6 +274,7 @@ impl Default for SelfPlayConfig {
             puct: PuctConfig::default(),
             gumbel: GumbelConfig::default(),
             playout_cap: None,
+            batching: BatchingConfig::default(),
         }
     }
 }
@@ -262,6 +302,10 @@ impl SelfPlayConfig {
         check(self.leaves_per_game >= 1, "`leaves_per_game` must be at least 1");
         check(self.games_per_file >= 1, "`games_per_file` must be at least 1");
         check(self.move_cap != Some(0), "`move_cap` must be at least 1");
+        let b = &self.batching;
+        check(b.max_batch >= 1, "`batching.max_batch` must be at least 1");
+        check(b.in_flight >= 1, "`batching.in_flight` must be at least 1");
+        check(b.groups >= 1, "`batching.groups` must be at least 1");
         let (p, g) = (&self.puct, &self.gumbel);
         // A non-finite value passes the range checks below (`inf > 0`) and then turns every
         // search score it enters into inf or NaN: the search plays arbitrary moves and the
@@ -300,6 +344,10 @@ impl SelfPlayConfig {
             ("`games_per_file`", u64::from(self.games_per_file), limits::MAX_PARALLEL),
             ("`move_cap`", self.move_cap.map_or(0, u64::from), limits::MAX_PLIES),
             ("`gumbel.considered_actions`", u64::from(g.considered_actions), limits::MAX_SIMULATIONS),
+            ("`batching.max_batch`", u64::from(b.max_batch), limits::MAX_BATCH),
+            ("`batching.max_wait_us`", b.max_wait_us, limits::MAX_WAIT_US),
+            ("`batching.in_flight`", u64::from(b.in_flight), limits::MAX_IN_FLIGHT),
+            ("`batching.groups`", u64::from(b.groups), limits::MAX_PARALLEL),
         ];
         if let Some(cap) = &self.playout_cap {
             bounds.push((
@@ -426,5 +474,19 @@ mod tests {
         let run = RunSelfPlay::load(Path::new(path)).unwrap();
         assert_eq!(run.variant.as_deref(), Some("scirocco"));
         assert!(run.selfplay.playout_cap.is_some());
+        assert_eq!(run.selfplay.batching, BatchingConfig::default());
+    }
+
+    #[test]
+    fn batching_keys_are_read_checked_and_typos_refused() {
+        let run = RunSelfPlay::parse("x.toml", "[selfplay.batching]\nmax_batch = 1024\nmax_wait_us = 0\n").unwrap();
+        assert_eq!(run.selfplay.batching, BatchingConfig { max_batch: 1024, max_wait_us: 0, ..Default::default() });
+        let service = run.selfplay.batching.service_config();
+        assert_eq!((service.max_batch, service.max_wait.as_micros(), service.in_flight), (1024, 0, 3));
+        let err = RunSelfPlay::parse("x.toml", "[selfplay.batching]\nmax_bach = 2\n").unwrap_err();
+        assert!(err.to_string().contains("max_bach"), "{err}");
+        let err = RunSelfPlay::parse("x.toml", "[selfplay.batching]\ngroups = 0\nmax_batch = 20000\n").unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("`batching.groups`") && text.contains("`batching.max_batch` must be at most"), "{text}");
     }
 }

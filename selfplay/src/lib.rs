@@ -44,5 +44,5 @@ pub mod tree;
 
 pub use config::{SearchKind, SelfPlayConfig};
 pub use record::{GameRecord, MoveRecord};
-pub use runner::{run_selfplay, run_selfplay_until, RunOptions, Summary};
+pub use runner::{run_selfplay, run_selfplay_until, run_selfplay_with, Evaluator, RunOptions, Summary};
 pub use search::{Search, SearchOptions, SearchParams};

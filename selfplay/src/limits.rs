@@ -19,6 +19,10 @@ pub const MAX_PLIES: u64 = 100_000;
 /// Positions in one network batch (inference or training): 65,536 took 2.5 GB on Gardner 5x5
 /// with the tiny net, and a Typhoon position is several times larger.
 pub const MAX_BATCH: u64 = 16_384;
+/// Batches an inference service keeps in flight; each holds up to `MAX_BATCH` positions.
+pub const MAX_IN_FLIGHT: u64 = 64;
+/// How long a batch may wait for more positions, in microseconds (10 s).
+pub const MAX_WAIT_US: u64 = 10_000_000;
 
 /// `Err("KEY must be at most MAX (it is VALUE)")` when `value` exceeds `max`.
 pub fn check_at_most(key: &str, value: u64, max: u64) -> Result<(), String> {

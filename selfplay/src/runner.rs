@@ -1,8 +1,19 @@
 //! Many games at once (lc0's `multigame`, KataGo's `selfplay`): `threads` workers each drive
 //! `games_in_parallel / threads` games, gather one leaf per game (or more with virtual loss)
-//! into one batch, call the blocking backend, back up, and repeat. While one worker waits for
-//! its batch the others search, so with two workers on two cores neither the network nor the
-//! search should sit idle. [`Summary`] reports how much each waited.
+//! into one batch, have it evaluated, back up, and repeat. [`Summary`] reports how much each
+//! waited.
+//!
+//! Two kinds of evaluator ([`Evaluator`]):
+//! - a blocking [`Backend`]: a worker's games search or wait, never both; while one worker
+//!   waits the others search;
+//! - an [`InferenceService`] shared by all workers (docs/plans/batching.md §2.2): each worker
+//!   splits its games into `batching.groups` groups and cycles through them (wait for group
+//!   A's answers, apply them, gather A's next leaves and submit them, then the same for B), so
+//!   that it always has a submission in flight while it searches, and the service merges the
+//!   leaves of every worker into forwards of up to `batching.max_batch` positions.
+//!
+//! A game's leaves depend only on its own evaluations, so a deterministic evaluator gives the
+//! same records either way.
 
 use std::{
     collections::BTreeMap,
@@ -15,7 +26,10 @@ use std::{
     time::{Duration, Instant},
 };
 
-use fairyzero_model::backend::{recycle_requests, Backend, EvalOutput, EvalRequest};
+use fairyzero_model::{
+    backend::{recycle_requests, Backend, EvalOutput, EvalRequest},
+    service::{InferenceService, ServiceStats, Ticket},
+};
 use fairyzero_rules::{Color, PositionError, Variant};
 
 use crate::{
@@ -56,8 +70,33 @@ struct BusyClock {
     busy: Duration,
 }
 
+/// What evaluates the leaves.
+#[derive(Clone, Copy)]
+pub enum Evaluator<'a> {
+    /// Called with one group's leaves at a time, blocking until the answers are in.
+    Blocking(&'a dyn Backend),
+    /// Submitted to without waiting; the workers keep `batching.groups` groups in flight.
+    Service(&'a InferenceService),
+}
+
+/// A group's leaves, submitted and not yet applied.
+enum InFlight {
+    Ticket(Ticket),
+    /// A blocking backend's answers, in the group's own buffer.
+    Answered,
+}
+
+/// Some of a worker's games, evaluated together.
+struct Group {
+    games: Vec<Option<SelfPlayGame>>,
+    in_flight: Option<InFlight>,
+    /// Leaves of the submission in flight.
+    submitted: usize,
+    answers: EvalOutput,
+}
+
 struct Shared<'a> {
-    backend: &'a dyn Backend,
+    evaluator: Evaluator<'a>,
     start: GameStart,
     config: Arc<SelfPlayConfig>,
     options: &'a RunOptions,
@@ -81,7 +120,7 @@ impl Shared<'_> {
         (i < self.options.games).then_some(i)
     }
 
-    fn evaluate(&self, batch: &[EvalRequest<'_>], out: &mut EvalOutput) {
+    fn evaluate(&self, backend: &dyn Backend, batch: &[EvalRequest<'_>], out: &mut EvalOutput) {
         {
             let mut c = self.clock.lock().expect("clock lock");
             if c.in_flight == 0 {
@@ -89,7 +128,7 @@ impl Shared<'_> {
             }
             c.in_flight += 1;
         }
-        self.backend.evaluate(batch, out);
+        backend.evaluate(batch, out);
         {
             let mut c = self.clock.lock().expect("clock lock");
             c.in_flight -= 1;
@@ -120,71 +159,130 @@ enum Message {
     Done(WorkerStats),
 }
 
-fn worker(shared: &Shared<'_>, slots: usize, tx: mpsc::Sender<Message>) {
-    let started = Instant::now();
-    let mut stats = WorkerStats::default();
-    let mut games: Vec<Option<SelfPlayGame>> = (0..slots).map(|_| None).collect();
-    // One batch's requests and answers, reused by every batch: the requests' memory is
-    // recycled, as they borrow the games anew each time.
-    let mut request_buffer: Vec<EvalRequest<'static>> =
-        Vec::with_capacity(slots * shared.config.leaves_per_game as usize);
-    let mut evaluations = EvalOutput::new();
-    loop {
-        // A stop drops the games in progress rather than finishing them: with hundreds of
-        // long games in flight, finishing took longer than anyone waits after Ctrl-C.
-        if shared.stopped() {
-            stats.abandoned = games.iter().flatten().count() as u64;
-            break;
-        }
-        let mut pending = 0;
-        for slot in games.iter_mut() {
-            loop {
-                if slot.is_none() {
-                    match shared.claim() {
-                        Some(i) => {
-                            let seed = game_seed(shared.options.seed, i);
-                            *slot = Some(SelfPlayGame::new(
-                                &shared.start,
-                                Arc::clone(&shared.config),
-                                seed,
-                                &shared.options.net,
-                            ));
-                        }
-                        None => break,
+/// Claims games for the empty places of `games` and advances every game to its next leaf
+/// request; sends finished games. Returns the number of games that need an evaluation.
+fn advance_games(
+    shared: &Shared<'_>,
+    games: &mut [Option<SelfPlayGame>],
+    stats: &mut WorkerStats,
+    tx: &mpsc::Sender<Message>,
+) -> usize {
+    let mut pending = 0;
+    for slot in games.iter_mut() {
+        loop {
+            if slot.is_none() {
+                match shared.claim() {
+                    Some(i) => {
+                        let seed = game_seed(shared.options.seed, i);
+                        *slot = Some(SelfPlayGame::new(
+                            &shared.start,
+                            Arc::clone(&shared.config),
+                            seed,
+                            &shared.options.net,
+                        ));
                     }
+                    None => break,
                 }
-                let game = slot.as_mut().expect("filled above");
-                match game.advance() {
-                    Advance::NeedsEval => {
-                        pending += 1;
-                        break;
-                    }
-                    Advance::Finished(record) => {
-                        stats.collisions += game.search.collisions();
-                        *slot = None;
-                        // The receiver only goes away if the main thread panicked.
-                        let _ = tx.send(Message::Game(record));
-                    }
+            }
+            let game = slot.as_mut().expect("filled above");
+            match game.advance() {
+                Advance::NeedsEval => {
+                    pending += 1;
+                    break;
+                }
+                Advance::Finished(record) => {
+                    stats.collisions += game.search.collisions();
+                    *slot = None;
+                    // The receiver only goes away if the main thread panicked.
+                    let _ = tx.send(Message::Game(record));
                 }
             }
         }
-        if pending == 0 {
+    }
+    pending
+}
+
+fn worker(shared: &Shared<'_>, slots: usize, tx: mpsc::Sender<Message>) {
+    let started = Instant::now();
+    let mut stats = WorkerStats::default();
+    // A blocking backend gains nothing from groups: one call per round, as large as possible.
+    let groups = match shared.evaluator {
+        Evaluator::Blocking(_) => 1,
+        Evaluator::Service(_) => (shared.config.batching.groups as usize).clamp(1, slots.max(1)),
+    };
+    let mut groups: Vec<Group> = (0..groups)
+        .map(|g| Group {
+            games: (0..slots / groups + usize::from(g < slots % groups)).map(|_| None).collect(),
+            in_flight: None,
+            submitted: 0,
+            answers: EvalOutput::new(),
+        })
+        .collect();
+    // One group's requests, reused by every submission: the requests' memory is recycled, as
+    // they borrow the games anew each time.
+    let mut request_buffer: Vec<EvalRequest<'static>> =
+        Vec::with_capacity(slots.div_ceil(groups.len()) * shared.config.leaves_per_game as usize);
+    loop {
+        // A stop drops the games in progress rather than finishing them: with hundreds of
+        // long games in flight, finishing took longer than anyone waits after Ctrl-C.
+        // Dropping a ticket releases its share of its batch.
+        if shared.stopped() {
+            stats.abandoned = groups.iter().flat_map(|g| g.games.iter().flatten()).count() as u64;
             break;
         }
-        let mut requests = recycle_requests(std::mem::take(&mut request_buffer));
-        for game in games.iter().flatten() {
-            game.search.requests(&mut requests);
+        let mut active = false;
+        for group in groups.iter_mut() {
+            match group.in_flight.take() {
+                None => {}
+                Some(InFlight::Answered) => {}
+                Some(InFlight::Ticket(ticket)) => {
+                    let Evaluator::Service(service) = shared.evaluator else {
+                        unreachable!("tickets come from a service")
+                    };
+                    let t = Instant::now();
+                    service.wait(ticket, &mut group.answers);
+                    stats.wait += t.elapsed();
+                }
+            }
+            if group.submitted > 0 {
+                assert_eq!(
+                    group.answers.len(),
+                    group.submitted,
+                    "the evaluator must return one evaluation per request"
+                );
+                let mut it = group.answers.iter();
+                for game in group.games.iter_mut().flatten() {
+                    game.search.apply(&mut it);
+                }
+                group.submitted = 0;
+            }
+            if shared.stopped() {
+                break;
+            }
+            if advance_games(shared, &mut group.games, &mut stats, &tx) == 0 {
+                continue;
+            }
+            active = true;
+            let mut requests = recycle_requests(std::mem::take(&mut request_buffer));
+            for game in group.games.iter().flatten() {
+                game.search.requests(&mut requests);
+            }
+            group.submitted = requests.len();
+            stats.batches += 1;
+            stats.evaluated += requests.len() as u64;
+            group.in_flight = Some(match shared.evaluator {
+                Evaluator::Blocking(backend) => {
+                    let t = Instant::now();
+                    shared.evaluate(backend, &requests, &mut group.answers);
+                    stats.wait += t.elapsed();
+                    InFlight::Answered
+                }
+                Evaluator::Service(service) => InFlight::Ticket(service.submit(&requests)),
+            });
+            request_buffer = recycle_requests(requests);
         }
-        let t = Instant::now();
-        shared.evaluate(&requests, &mut evaluations);
-        stats.wait += t.elapsed();
-        stats.batches += 1;
-        stats.evaluated += requests.len() as u64;
-        assert_eq!(evaluations.len(), requests.len(), "the backend must return one evaluation per request");
-        request_buffer = recycle_requests(requests);
-        let mut it = evaluations.iter();
-        for game in games.iter_mut().flatten() {
-            game.search.apply(&mut it);
+        if !active && !shared.stopped() {
+            break;
         }
     }
     stats.total = started.elapsed();
@@ -207,8 +305,11 @@ pub struct Summary {
     pub draws: u64,
     /// Games per result reason ("checkmate", "move cap", ...).
     pub reasons: BTreeMap<String, u64>,
-    /// Wall time with at least one backend call in progress.
+    /// Wall time with at least one backend call in progress; with a service, the time its
+    /// executor ran.
     pub backend_busy: Duration,
+    /// What the inference service did during the run (none with a blocking backend).
+    pub service: Option<ServiceStats>,
     pub workers: Vec<WorkerStats>,
     pub files: Vec<PathBuf>,
 }
@@ -259,7 +360,11 @@ impl Summary {
         self.workers.iter().map(|w| w.evaluated).sum()
     }
 
+    /// Positions per forward with a service, per backend call otherwise.
     pub fn mean_batch(&self) -> f64 {
+        if let Some(service) = &self.service {
+            return service.mean_batch();
+        }
         let batches: u64 = self.workers.iter().map(|w| w.batches).sum();
         self.evaluated() as f64 / batches.max(1) as f64
     }
@@ -340,12 +445,25 @@ pub fn run_selfplay(
     run_selfplay_until(variant, config, backend, options, &[stop], on_game)
 }
 
-/// [`run_selfplay`] that stops when any of the flags is set: a caller's own flag (a time
-/// budget) beside the process's signal flag, which it must not set itself.
+/// [`run_selfplay_with`] on a blocking backend.
 pub fn run_selfplay_until(
     variant: &Arc<Variant>,
     config: &SelfPlayConfig,
     backend: &dyn Backend,
+    options: &RunOptions,
+    stop: &[&AtomicBool],
+    on_game: impl FnMut(&GameRecord),
+) -> Result<Summary, SelfPlayError> {
+    run_selfplay_with(variant, config, Evaluator::Blocking(backend), options, stop, on_game)
+}
+
+/// [`run_selfplay`] on either kind of [`Evaluator`], stopping when any of the flags is set: a
+/// caller's own flag (a time budget) beside the process's signal flag, which it must not set
+/// itself.
+pub fn run_selfplay_with(
+    variant: &Arc<Variant>,
+    config: &SelfPlayConfig,
+    evaluator: Evaluator<'_>,
     options: &RunOptions,
     stop: &[&AtomicBool],
     mut on_game: impl FnMut(&GameRecord),
@@ -367,8 +485,12 @@ pub fn run_selfplay_until(
     let threads = (config.threads as usize).min(config.games_in_parallel as usize).max(1);
     let per_thread = config.games_in_parallel as usize / threads;
     let extra = config.games_in_parallel as usize % threads;
+    let service_before = match evaluator {
+        Evaluator::Service(service) => Some(service.stats()),
+        Evaluator::Blocking(_) => None,
+    };
     let shared = Shared {
-        backend,
+        evaluator,
         start,
         config: Arc::new(config.clone()),
         options,
@@ -422,6 +544,11 @@ pub fn run_selfplay_until(
     bar.finish_and_clear();
     summary.elapsed = started.elapsed();
     summary.backend_busy = shared.clock.lock().expect("clock lock").busy;
+    if let (Evaluator::Service(service), Some(before)) = (evaluator, service_before) {
+        let during = service.stats().since(&before);
+        summary.backend_busy = during.busy;
+        summary.service = Some(during);
+    }
     if let Some(e) = write_error {
         return Err(e.into());
     }
