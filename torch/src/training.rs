@@ -93,12 +93,14 @@ pub fn train_step_with(
     let (losses, move_logits) = forward_loss(net, &tensors, config.value_weight, precision);
     let input = &tensors.input;
 
+    // The statistics stay on the device until one copy at the end: every copy to the host
+    // waits for the device's queue (inference shares it), the optimizer's norm is the only other.
     let (policy_entropy, target_entropy) = tch::no_grad(|| {
         let logp = move_log_softmax(&move_logits.detach(), &input.move_batch, input.batch);
         let entropy = -(logp.exp() * &logp).sum(Kind::Float) / input.batch as f64;
         let t = &tensors.targets.policy;
         let target = -(t * t.clamp_min(1e-12).log()).sum(Kind::Float) / tensors.with_policy as f64;
-        (f64::try_from(entropy).unwrap_or(f64::NAN), f64::try_from(target).unwrap_or(f64::NAN))
+        (entropy, target)
     });
 
     optimizer.set_learning_rate(config.learning_rate);
@@ -108,12 +110,17 @@ pub fn train_step_with(
     let max_norm = if config.grad_clip > 0.0 { config.grad_clip } else { f64::INFINITY };
     let grad_norm = optimizer.clip_grad_norm(max_norm);
     optimizer.step();
+    let stats = tch::Tensor::stack(
+        &[losses.total.detach(), losses.policy.detach(), losses.value.detach(), policy_entropy, target_entropy],
+        0,
+    );
+    let stats = Vec::<f64>::try_from(stats.to_kind(Kind::Double)).unwrap_or_else(|_| vec![f64::NAN; 5]);
     StepLosses {
-        loss: f64::try_from(&losses.total).unwrap_or(f64::NAN),
-        policy_loss: f64::try_from(&losses.policy).unwrap_or(f64::NAN),
-        value_loss: f64::try_from(&losses.value).unwrap_or(f64::NAN),
-        policy_entropy,
-        target_entropy,
+        loss: stats[0],
+        policy_loss: stats[1],
+        value_loss: stats[2],
+        policy_entropy: stats[3],
+        target_entropy: stats[4],
         grad_norm,
     }
 }
