@@ -8,6 +8,11 @@
 //! 2. the inference thread takes the first waiting batch, merges whatever else is waiting (up to
 //!    `max_batch` positions, optionally waiting `gather_wait` for more), runs one `no_grad`
 //!    forward pass and replies to each caller with its own evaluations.
+//!
+//! [`TorchBackend::service`] is its successor: an [`InferenceService`] (many search threads
+//! submit and wait on tickets, one service thread batches them) in front of a
+//! [`TorchExecutor`] (device-side softmax, one device-to-host copy per batch). Callers move to
+//! it one by one; this direct backend stays until they have.
 
 use std::{
     path::Path,
@@ -26,11 +31,14 @@ use fairyzero_model::{
     backend::{Backend, BackendInfo, EvalOutput, EvalRequest},
     config::NetConfig,
     encoding::{EncodedBatch, Encoding, StandardEncoding},
+    service::{InferenceService, ServiceConfig},
 };
 
 use crate::{
     checkpoint::{self, CheckpointError},
+    executor::TorchExecutor,
     net::{probabilities, Net, NetInput},
+    runtime::configure_cuda,
 };
 
 /// How the inference thread batches and computes.
@@ -100,6 +108,18 @@ impl TorchBackend {
     ) -> Result<TorchBackend, CheckpointError> {
         let loaded = checkpoint::load(dir, variant, architecture, device, false)?;
         Ok(TorchBackend::new(loaded.net, options))
+    }
+
+    /// An [`InferenceService`] serving `net` on its device: a [`fairyzero_model::Backend`] whose
+    /// forwards batch the submissions of every thread, up to `config.max_batch` positions.
+    /// Applies [`configure_cuda`] first when the net is on CUDA; `threads` sets libtorch's
+    /// intra-op threads of the service thread. Swap the net later with
+    /// `service.swap_executor(Box::new(TorchExecutor::new(net, service.max_batch())))`.
+    pub fn service(net: Net, config: ServiceConfig, threads: Option<usize>) -> InferenceService {
+        configure_cuda(net.device());
+        let encoding = Arc::new(StandardEncoding::new(Arc::clone(net.variant())));
+        let executor = TorchExecutor::new(net, config.max_batch.max(1)).with_threads(threads);
+        InferenceService::start(Box::new(executor), encoding, config)
     }
 
     /// `(forward passes, positions evaluated)` so far; their ratio is the mean batch size.

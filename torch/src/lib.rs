@@ -8,7 +8,10 @@
 //! - [`training`]: one optimizer step on a [`fairyzero_model::TrainBatch`] (loss, AdamW,
 //!   clipping, the step's statistics);
 //! - [`backend`]: [`TorchBackend`], the [`fairyzero_model::Backend`] that batches the requests of
-//!   many searches onto one inference thread;
+//!   many searches onto one inference thread, and [`TorchBackend::service`], the same behind
+//!   the batching [`fairyzero_model::service::InferenceService`];
+//! - [`executor`]: [`TorchExecutor`], a net on a device as the service's executor (softmax on
+//!   the device, one copy back per batch);
 //! - the runtime: devices, threads, seeds and what libtorch this program runs on.
 //!
 //! Everything else (encoding, the backend contract, piece identities, network sizes) is plain
@@ -16,14 +19,18 @@
 
 pub mod backend;
 pub mod checkpoint;
+pub mod executor;
 pub mod net;
 pub mod optim;
 mod runtime;
 pub mod training;
 
 pub use backend::{TorchBackend, TorchBackendOptions};
+pub use executor::TorchExecutor;
 pub use fairyzero_model::{Precision, PrecisionSetting};
 pub use net::{resolve_precision, HostTensors, Net, NetInput, NetOutput};
-pub use runtime::{default_device, manual_seed, require_device, runtime_info, set_threads, DeviceError, RuntimeInfo};
+pub use runtime::{
+    configure_cuda, default_device, manual_seed, require_device, runtime_info, set_threads, DeviceError, RuntimeInfo,
+};
 /// Re-exported so that callers name devices without depending on tch themselves.
 pub use tch::Device;

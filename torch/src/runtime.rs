@@ -97,6 +97,21 @@ pub fn require_device(device: tch::Device) -> Result<(), DeviceError> {
     Ok(())
 }
 
+/// libtorch settings for fast inference and training on `device`, applied at the start of a
+/// backend or trainer; nothing happens unless `device` is CUDA (process-wide settings, so
+/// calling it again is harmless).
+///
+/// - cuDNN benchmark mode (`torch.backends.cudnn.benchmark`): cuDNN times its convolution
+///   algorithms on the first forward of each input shape and keeps the fastest. Each new batch
+///   size is a new shape, so the first batches of each size are slower (once per process);
+/// - TF32: tch has no setter. ATen's defaults stand: TF32 on for cuDNN convolutions, off for
+///   matmuls (the linear layers of the heads); `NVIDIA_TF32_OVERRIDE=0` turns it off for all.
+pub fn configure_cuda(device: tch::Device) {
+    if device.is_cuda() {
+        tch::Cuda::cudnn_set_benchmark(true);
+    }
+}
+
 /// Sets libtorch's intra-op thread count for the calling thread and the threads it starts
 /// afterwards (call it early, before worker threads exist).
 pub fn set_threads(n: usize) {
