@@ -152,7 +152,11 @@ pub fn bench_net(args: NetBenchArgs) -> anyhow::Result<()> {
     }
     let precision = fairyzero_torch::resolve_precision(args.precision, device);
 
-    let net = Net::new(&config, Arc::clone(&variant), device);
+    let mut net = Net::new(&config, Arc::clone(&variant), device);
+    if args.channels_last {
+        net.set_channels_last();
+    }
+    let net = net;
     let encoding = StandardEncoding::new(Arc::clone(&variant));
     let pool = random_positions(&variant, args.positions);
     let mean_moves = pool.iter().map(|(_, m)| m.len()).sum::<usize>() as f64 / pool.len() as f64;
@@ -165,7 +169,12 @@ pub fn bench_net(args: NetBenchArgs) -> anyhow::Result<()> {
         variant.piece_count(),
         args.size,
         net.parameter_count(),
-        if args.cudnn_benchmark { ", cuDNN benchmark" } else { "" },
+        match (args.cudnn_benchmark, args.channels_last) {
+            (false, false) => "",
+            (true, false) => ", cuDNN benchmark",
+            (false, true) => ", channels-last",
+            (true, true) => ", cuDNN benchmark, channels-last",
+        },
         info.intra_op_threads,
         info.torch_version
     );

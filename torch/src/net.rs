@@ -411,6 +411,15 @@ pub struct Net {
     value_conv: nn::Conv2D,
     value_fc1: nn::Linear,
     value_fc2: nn::Linear,
+    /// Conv weights and the stem's input laid out channels-last ([`Net::set_channels_last`]).
+    channels_last: bool,
+}
+
+/// The same values with NHWC strides (PyTorch's `channels_last` memory format: tch has no
+/// setter, and libtorch infers the format from the strides, so convolutions given such inputs
+/// and weights pick NHWC kernels and keep the layout in their outputs).
+fn to_channels_last(t: &Tensor) -> Tensor {
+    t.permute([0, 2, 3, 1]).contiguous().permute([0, 3, 1, 2])
 }
 
 impl Net {
@@ -453,6 +462,7 @@ impl Net {
             value_conv: conv(&root / "value" / "conv", c, config.value_channels, 1),
             value_fc1: linear(&root / "value" / "fc1", 3 * config.value_channels, config.value_hidden),
             value_fc2: linear(&root / "value" / "fc2", config.value_hidden, 3),
+            channels_last: false,
             identities: piece_identities(&variant),
             config: config.clone(),
             variant,
@@ -490,6 +500,27 @@ impl Net {
 
     pub fn var_store_mut(&mut self) -> &mut nn::VarStore {
         &mut self.vs
+    }
+
+    /// Lays out every convolution weight channels-last (same values, NHWC strides) and makes
+    /// the forward pass give the stem a channels-last input, so that the tower runs NHWC
+    /// kernels (on CUDA, what tensor cores want in bf16). Outputs equal the default layout's
+    /// up to float rounding; checkpoints save the same (contiguous) weights.
+    pub fn set_channels_last(&mut self) {
+        tch::no_grad(|| {
+            for (_, mut t) in self.vs.variables() {
+                if t.dim() == 4 {
+                    let laid_out = to_channels_last(&t);
+                    t.set_data(&laid_out);
+                }
+            }
+        });
+        self.channels_last = true;
+    }
+
+    /// Whether [`Net::set_channels_last`] was called.
+    pub fn is_channels_last(&self) -> bool {
+        self.channels_last
     }
 
     /// Number of scalar parameters.
@@ -533,6 +564,7 @@ impl Net {
         // Stem: piece embeddings and planes through a 3x3 conv, global features as a bias.
         let emb = cast.embedding(&self.piece_embedding, &input.pieces).permute([0, 3, 1, 2]);
         let x = Tensor::cat(&[emb, cast.tensor(&input.planes)], 1);
+        let x = if self.channels_last { to_channels_last(&x) } else { x };
         let mut x = cast.conv(&self.stem, &x)
             + cast.linear(&self.stem_global, &cast.tensor(&input.global)).unsqueeze(-1).unsqueeze(-1);
         for block in &self.blocks {

@@ -139,3 +139,39 @@ fn auto_precision_is_fp32_on_the_cpu() {
     assert_eq!(resolve_precision(PrecisionSetting::Bf16, CPU), Precision::Bf16);
     assert_eq!(resolve_precision(PrecisionSetting::Auto, Device::Cuda(0)), Precision::Bf16);
 }
+
+/// Channels-last weights and stem input give the default layout's outputs (float rounding
+/// only), in fp32 and bf16, and the variables keep their values.
+#[test]
+fn channels_last_gives_the_same_outputs() {
+    fairyzero_torch::set_threads(1);
+    let variant = Variant::load("typhoon").unwrap();
+    let mut net = Net::new(&NetConfig::tiny(), Arc::clone(&variant), CPU);
+    deterministic_weights(&net);
+    let batch = fixed_batch(&variant);
+    let input = NetInput::new(&batch, CPU);
+    let logits = |net: &Net, precision| {
+        tch::no_grad(|| {
+            let out = net.forward_with(&input, precision);
+            (
+                Vec::<f32>::try_from(&out.move_logits).unwrap(),
+                Vec::<f32>::try_from(out.wdl_logits.reshape([-1])).unwrap(),
+            )
+        })
+    };
+    let before = [logits(&net, Precision::Fp32), logits(&net, Precision::Bf16)];
+    let stem = net.var_store().variables()["input.stem.weight"].copy();
+    net.set_channels_last();
+    let weights = net.var_store().variables()["input.stem.weight"].shallow_clone();
+    assert!(!weights.is_contiguous(), "the stem's weights are not laid out channels-last");
+    assert!(weights.equal(&stem), "channels-last changed the weights' values");
+    assert!(net.is_channels_last());
+    let after = [logits(&net, Precision::Fp32), logits(&net, Precision::Bf16)];
+    for ((precision, tolerance), (b, a)) in
+        [("fp32", 1e-5f32), ("bf16", 0.1)].into_iter().zip(before.iter().zip(&after))
+    {
+        for (x, y) in b.0.iter().chain(&b.1).zip(a.0.iter().chain(&a.1)) {
+            assert!((x - y).abs() <= tolerance, "{precision}: logit {x} in NCHW, {y} channels-last");
+        }
+    }
+}

@@ -53,6 +53,9 @@ pub struct NetBenchArgs {
     /// Let cuDNN autotune its convolution algorithms (CUDA only; tuned once per batch shape)
     #[arg(long)]
     pub cudnn_benchmark: bool,
+    /// Lay out the convolutions' weights and inputs channels-last (NHWC)
+    #[arg(long)]
+    pub channels_last: bool,
     /// Also compare bf16 with fp32 on one fixed batch of the first batch size (max and mean
     /// |Δpolicy|, max |Δvalue|, policy KL)
     #[arg(long)]
