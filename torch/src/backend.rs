@@ -36,7 +36,7 @@ use fairyzero_model::{
 
 use crate::{
     checkpoint::{self, CheckpointError},
-    executor::TorchExecutor,
+    executor::{ExecutorOptions, TorchExecutor},
     net::{probabilities, Net, NetInput},
     runtime::configure_cuda,
 };
@@ -111,14 +111,14 @@ impl TorchBackend {
     }
 
     /// An [`InferenceService`] serving `net` on its device: a [`fairyzero_model::Backend`] whose
-    /// forwards batch the submissions of every thread, up to `config.max_batch` positions.
-    /// Applies [`configure_cuda`] first when the net is on CUDA; `threads` sets libtorch's
-    /// intra-op threads of the service thread. Swap the net later with
-    /// `service.swap_executor(Box::new(TorchExecutor::new(net, service.max_batch())))`.
-    pub fn service(net: Net, config: ServiceConfig, threads: Option<usize>) -> InferenceService {
+    /// forwards batch the submissions of every thread, up to `config.max_batch` positions,
+    /// computed as `options` say. Applies [`configure_cuda`] first when the net is on CUDA.
+    /// Swap the net later with `service.swap_executor(Box::new(TorchExecutor::with_options(net,
+    /// service.max_batch(), options)))`.
+    pub fn service(net: Net, config: ServiceConfig, options: ExecutorOptions) -> InferenceService {
         configure_cuda(net.device());
         let encoding = Arc::new(StandardEncoding::new(Arc::clone(net.variant())));
-        let executor = TorchExecutor::new(net, config.max_batch.max(1)).with_threads(threads);
+        let executor = TorchExecutor::with_options(net, config.max_batch.max(1), options);
         InferenceService::start(Box::new(executor), encoding, config)
     }
 

@@ -9,17 +9,27 @@
 //! device-to-host copy (into page-locked memory on CUDA) and a copy of each position's range
 //! into the [`EvalOutput`]. No per-position allocation once the buffers are warm.
 
-use fairyzero_model::{backend::EvalOutput, encoding::EncodedBatch, service::Executor};
+use fairyzero_model::{backend::EvalOutput, encoding::EncodedBatch, service::Executor, Precision};
 use tch::{Device, Kind, Tensor};
 
 use crate::net::{move_log_softmax, Net, NetInput, NetOutput};
+
+/// How a [`TorchExecutor`] computes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ExecutorOptions {
+    /// libtorch intra-op threads of the thread that runs the batches (`None`: libtorch's
+    /// setting).
+    pub threads: Option<usize>,
+    /// The forward's precision ([`Net::forward_with`]); the softmaxes are fp32 either way.
+    pub precision: Precision,
+}
 
 /// Runs a [`Net`] for an inference service; see the module doc.
 pub struct TorchExecutor {
     net: Net,
     max_batch: usize,
-    /// libtorch intra-op threads, set on the service thread before its first batch.
-    threads: Option<usize>,
+    options: ExecutorOptions,
+    /// Whether `options.threads` was applied on the service thread (before its first batch).
     threads_set: bool,
     name: String,
     staging: HostStaging,
@@ -33,17 +43,22 @@ impl TorchExecutor {
     /// # Panics
     /// When `max_batch` is 0.
     pub fn new(net: Net, max_batch: usize) -> TorchExecutor {
-        assert!(max_batch >= 1, "TorchExecutor: max_batch must be at least 1");
-        let name = format!("torch({} {} on {:?})", net.variant().name, net.config(), net.device());
-        let staging = HostStaging::new(net.device());
-        TorchExecutor { net, max_batch, threads: None, threads_set: false, name, staging, host: Vec::new() }
+        TorchExecutor::with_options(net, max_batch, ExecutorOptions::default())
     }
 
-    /// Sets libtorch's intra-op thread count on the thread that runs the batches (libtorch's
-    /// setting otherwise).
-    pub fn with_threads(mut self, threads: Option<usize>) -> TorchExecutor {
-        self.threads = threads;
-        self
+    /// Like [`TorchExecutor::new`], with threads and precision.
+    ///
+    /// # Panics
+    /// When `max_batch` is 0.
+    pub fn with_options(net: Net, max_batch: usize, options: ExecutorOptions) -> TorchExecutor {
+        assert!(max_batch >= 1, "TorchExecutor: max_batch must be at least 1");
+        let precision = match options.precision {
+            Precision::Fp32 => "",
+            Precision::Bf16 => " bf16",
+        };
+        let name = format!("torch({} {} on {:?}{precision})", net.variant().name, net.config(), net.device());
+        let staging = HostStaging::new(net.device());
+        TorchExecutor { net, max_batch, options, threads_set: false, name, staging, host: Vec::new() }
     }
 
     /// The net it serves.
@@ -67,14 +82,14 @@ impl Executor for TorchExecutor {
             return;
         }
         if !self.threads_set {
-            if let Some(n) = self.threads {
+            if let Some(n) = self.options.threads {
                 crate::runtime::set_threads(n);
             }
             self.threads_set = true;
         }
         let probabilities = tch::no_grad(|| {
             let input = NetInput::new(batch, self.net.device());
-            let output = self.net.forward(&input);
+            let output = self.net.forward_with(&input, self.options.precision);
             device_probabilities(&output, &input)
         });
         self.staging.copy_to_host(&probabilities, &mut self.host);

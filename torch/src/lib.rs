@@ -26,7 +26,7 @@ mod runtime;
 pub mod training;
 
 pub use backend::{TorchBackend, TorchBackendOptions};
-pub use executor::TorchExecutor;
+pub use executor::{ExecutorOptions, TorchExecutor};
 pub use fairyzero_model::{Precision, PrecisionSetting};
 pub use net::{resolve_precision, HostTensors, Net, NetInput, NetOutput};
 pub use runtime::{

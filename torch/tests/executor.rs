@@ -1,6 +1,6 @@
 //! The torch executor behind the inference service, on CPU: it answers like the direct
 //! backend's forward (`Net` + host softmax) for submissions of several threads, and a net
-//! swapped in between forwards is the one that answers afterwards.
+//! swapped in between forwards is the one that answers afterwards; bf16 is honoured.
 
 // Positions from seeded random play: the model crate's test helper, shared rather than copied.
 #[path = "../../model/tests/common/mod.rs"]
@@ -13,10 +13,12 @@ use std::{
 
 use fairyzero_model::{
     service::{Executor, ServiceConfig},
-    Backend, EncodedBatch, EvalOutput, EvalRequest, Evaluation, NetConfig, StandardEncoding,
+    Backend, EncodedBatch, EvalOutput, EvalRequest, Evaluation, NetConfig, Precision, StandardEncoding,
 };
 use fairyzero_rules::{MoveList, Position, Variant};
-use fairyzero_torch::{net::probabilities, Net, NetInput, TorchBackend, TorchBackendOptions, TorchExecutor};
+use fairyzero_torch::{
+    net::probabilities, ExecutorOptions, Net, NetInput, TorchBackend, TorchBackendOptions, TorchExecutor,
+};
 use tch::Device;
 
 const CPU: Device = Device::Cpu;
@@ -46,11 +48,16 @@ fn tiny_net(variant: &Arc<Variant>, seed: u64) -> Net {
 
 /// What the direct backend computes: the forward, then the host softmax of `probabilities`.
 fn reference(net: &Net, positions: &[Position], moves: &[MoveList]) -> Vec<Evaluation> {
+    reference_in(net, positions, moves, Precision::Fp32)
+}
+
+/// [`reference`] with the forward in `precision`.
+fn reference_in(net: &Net, positions: &[Position], moves: &[MoveList], precision: Precision) -> Vec<Evaluation> {
     let encoding = StandardEncoding::new(Arc::clone(net.variant()));
     let batch = encoding.encode_batch(positions.iter().zip(moves).map(|(p, m)| (p, m.as_slice())));
     let (policies, wdl) = tch::no_grad(|| {
         let input = NetInput::new(&batch, net.device());
-        probabilities(&net.forward(&input), &input.offsets)
+        probabilities(&net.forward_with(&input, precision), &input.offsets)
     });
     let mut out = EvalOutput::new();
     for (p, w) in policies.iter().zip(wdl) {
@@ -69,6 +76,9 @@ fn assert_close(got: &Evaluation, want: &Evaluation, tolerance: f32, what: &str)
 fn requests<'a>(positions: &'a [Position], moves: &'a [MoveList]) -> Vec<EvalRequest<'a>> {
     positions.iter().zip(moves).map(|(p, m)| EvalRequest { position: p, moves: m }).collect()
 }
+
+/// One libtorch thread per service: the harness runs tests in parallel on few cores.
+const ONE_THREAD: ExecutorOptions = ExecutorOptions { threads: Some(1), precision: Precision::Fp32 };
 
 const THREADS: usize = 3;
 const ROUNDS: usize = 6;
@@ -119,7 +129,7 @@ fn the_service_answers_like_the_direct_backend_on_several_variants() {
 
         assert!(positions.len() <= 64, "{name}: {} positions do not fit one batch", positions.len());
         let config = ServiceConfig { max_batch: 64, max_wait: Duration::from_micros(200), ..ServiceConfig::default() };
-        let service = TorchBackend::service(tiny_net(&variant, seed), config, Some(1));
+        let service = TorchBackend::service(tiny_net(&variant, seed), config, ONE_THREAD);
         three_submitters(&service, &requests, &want, name);
         // One submission from one thread is one batch, exactly the reference's.
         let mut out = EvalOutput::new();
@@ -161,7 +171,7 @@ fn a_swapped_net_answers_from_the_next_forward_on() {
     assert!(want_a.iter().zip(&want_b).any(|(a, b)| (a.wdl[0] - b.wdl[0]).abs() > 1e-3));
 
     let config = ServiceConfig { max_batch: 64, max_wait: Duration::ZERO, ..ServiceConfig::default() };
-    let service = TorchBackend::service(tiny_net(&variant, 1), config, Some(1));
+    let service = TorchBackend::service(tiny_net(&variant, 1), config, ONE_THREAD);
     let mut out = EvalOutput::new();
     service.evaluate(&requests, &mut out);
     for (i, want) in want_a.iter().enumerate() {
@@ -201,4 +211,30 @@ fn the_executor_alone_fills_the_output_in_order() {
     }
     executor.run(&EncodedBatch::with_capacity(8, 8, 0, 0), &mut out);
     assert!(out.is_empty());
+}
+
+#[test]
+fn bf16_is_honoured() {
+    fairyzero_torch::set_threads(1);
+    let variant = Variant::load("scirocco").unwrap();
+    let positions = common::random_positions(&variant, 2, 12, 11);
+    let moves: Vec<MoveList> = positions.iter().map(common::legal).collect();
+    let fp32 = reference(&tiny_net(&variant, 9), &positions, &moves);
+    let bf16 = reference_in(&tiny_net(&variant, 9), &positions, &moves, Precision::Bf16);
+
+    let config = ServiceConfig { max_batch: 64, max_wait: Duration::ZERO, ..ServiceConfig::default() };
+    let options = ExecutorOptions { precision: Precision::Bf16, ..ONE_THREAD };
+    let service = TorchBackend::service(tiny_net(&variant, 9), config, options);
+    assert!(service.info().name.contains("bf16"), "{}", service.info().name);
+    let mut out = EvalOutput::new();
+    service.evaluate(&requests(&positions, &moves), &mut out);
+    let mut off_fp32 = 0f32;
+    for (i, (want, fp32)) in bf16.iter().zip(&fp32).enumerate() {
+        let got = out.get(i).to_evaluation();
+        // The net's own bf16 forward (its accuracy against fp32 is tests/precision.rs's).
+        assert_close(&got, want, SAME_BATCH, &format!("bf16, position {i}"));
+        let diffs = got.policy.iter().zip(&fp32.policy).chain(got.wdl.iter().zip(&fp32.wdl));
+        off_fp32 = diffs.map(|(a, b)| (a - b).abs()).fold(off_fp32, f32::max);
+    }
+    assert!(off_fp32 > 1e-4, "bf16 answered like fp32 ({off_fp32}): the precision is ignored");
 }
