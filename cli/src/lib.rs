@@ -277,6 +277,7 @@ mod tests {
                 LibtorchUse::Needs,
             ),
             (&["bench", "net"], LibtorchUse::Needs),
+            (&["bench", "selfplay", "--net", "latency:20ms+10us"], LibtorchUse::None),
             (&["train", "--config", "c.toml", "--print-config"], LibtorchUse::Needs),
         ];
         for (args, expected) in cases {

@@ -14,7 +14,9 @@
 use clap::builder::RangedU64ValueParser;
 // The bounds that run files share (games, simulations, games in parallel, threads, plies,
 // batch) are defined once, in the self-play crate.
-pub use fairyzero_selfplay::limits::{MAX_BATCH, MAX_GAMES, MAX_PARALLEL, MAX_PLIES, MAX_SIMULATIONS, MAX_THREADS};
+pub use fairyzero_selfplay::limits::{
+    MAX_BATCH, MAX_GAMES, MAX_PARALLEL, MAX_PLIES, MAX_SIMULATIONS, MAX_THREADS, MAX_WAIT_US,
+};
 
 /// `perft --depth`.
 pub const MAX_DEPTH: u64 = 64;

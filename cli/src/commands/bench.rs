@@ -1,9 +1,20 @@
 //! `fairyzero bench net`: network forward speed at several batch sizes, and what encoding the
 //! batch costs next to it. A benchmark, not a test: figures go to docs/performance.md. Its
 //! arguments; the helper, which links libtorch, runs it (torch-cli/src/bench.rs).
+//!
+//! `fairyzero bench selfplay`: self-play on an inference service after a warm-up, against the
+//! executor alone at the same batch (docs/plans/batching.md §6), with executors that need no
+//! libtorch (the uniform mock, a latency model of a device).
 
+use std::{path::PathBuf, time::Duration};
+
+use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
+use fairyzero_model::service::{Executor, LatencyExecutor, UniformExecutor};
+use fairyzero_rules::Variant;
+use fairyzero_selfplay::{bench::bench_selfplay, config::RunSelfPlay};
 
+use super::LibtorchUse;
 use crate::{limits, network::NetRuntime};
 
 #[derive(Debug, Args)]
@@ -17,6 +28,135 @@ pub enum BenchWhat {
     /// Forward positions per second of a freshly initialised network at several batch sizes,
     /// with the cost of encoding each batch (a Markdown table on stdout)
     Net(NetBenchArgs),
+    /// Self-play throughput on the inference service: evaluations, positions and simulations
+    /// per second, mean batch, device busy share, and the executor alone at that batch (one
+    /// Markdown table row on stdout)
+    Selfplay(SelfPlayBenchArgs),
+}
+
+impl BenchArgs {
+    /// `bench net` builds a network; `bench selfplay` runs executors without libtorch.
+    pub fn libtorch_use(&self) -> LibtorchUse {
+        match self.what {
+            BenchWhat::Net(_) => LibtorchUse::Needs,
+            BenchWhat::Selfplay(_) => LibtorchUse::None,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct SelfPlayBenchArgs {
+    /// Run configuration: the top-level `variant` and the `[selfplay]` section (with
+    /// `[selfplay.batching]`) are used
+    #[arg(long, default_value = "configs/runs/selfplay-bench.toml")]
+    pub config: PathBuf,
+    /// Variant, overriding the configuration's
+    #[arg(long)]
+    pub variant: Option<String>,
+    /// Executor: `mock` (uniform priors, draws, no cost) or `latency:PER_BATCH+PER_POSITION`
+    /// (sleeps like a device, e.g. `latency:20ms+10us`; answers like the mock)
+    #[arg(long, default_value = "mock")]
+    pub net: String,
+    /// Games in parallel, overriding the configuration (at most 65,536)
+    #[arg(long, value_parser = limits::count::<u32>(1, limits::MAX_PARALLEL))]
+    pub parallel: Option<u32>,
+    /// Search threads, overriding the configuration (at most 1,024)
+    #[arg(long, value_parser = limits::count::<u32>(1, limits::MAX_THREADS))]
+    pub threads: Option<u32>,
+    /// Most positions per forward, overriding `batching.max_batch` (at most 16,384)
+    #[arg(long, value_parser = limits::count::<u32>(1, limits::MAX_BATCH))]
+    pub max_batch: Option<u32>,
+    /// Microseconds a batch may wait for more leaves, overriding `batching.max_wait_us` (at
+    /// most 10,000,000)
+    #[arg(long, value_parser = limits::count::<u64>(0, limits::MAX_WAIT_US))]
+    pub max_wait_us: Option<u64>,
+    /// Seconds of warm-up before measuring (more than 0, at most 1,000,000)
+    #[arg(long, default_value_t = 5.0, value_parser = limits::seconds)]
+    pub warmup: f64,
+    /// Seconds measured (more than 0, at most 1,000,000)
+    #[arg(long, default_value_t = 20.0, value_parser = limits::seconds)]
+    pub seconds: f64,
+    /// Also time the executor alone at the measured mean batch, for as long as `--seconds`
+    #[arg(long)]
+    pub raw: bool,
+    /// Run seed
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// `latency:20ms+10us` as (per batch, per position).
+fn parse_latency(text: &str) -> Result<(Duration, Duration)> {
+    fn duration(part: &str) -> Option<Duration> {
+        let (number, scale) = [("us", 1e-6), ("ms", 1e-3), ("s", 1.0)]
+            .iter()
+            .find_map(|(unit, scale)| part.strip_suffix(unit).map(|n| (n, *scale)))?;
+        let value: f64 = number.trim().parse().ok()?;
+        (value.is_finite() && (0.0..=60.0).contains(&(value * scale))).then(|| Duration::from_secs_f64(value * scale))
+    }
+    let spec = text.strip_prefix("latency:").unwrap_or("20ms+10us");
+    let parsed = spec.split_once('+').and_then(|(b, p)| Some((duration(b)?, duration(p)?)));
+    parsed.with_context(|| {
+        format!("--net {text}: expected latency:PER_BATCH+PER_POSITION with units us, ms or s (at most 60 s each), e.g. latency:20ms+10us")
+    })
+}
+
+fn bench_selfplay_row(args: SelfPlayBenchArgs) -> Result<()> {
+    let run = RunSelfPlay::load(&args.config)?;
+    let mut config = run.selfplay;
+    if let Some(p) = args.parallel {
+        config.games_in_parallel = p;
+    }
+    if let Some(t) = args.threads {
+        config.threads = t;
+    }
+    if let Some(b) = args.max_batch {
+        config.batching.max_batch = b;
+    }
+    if let Some(w) = args.max_wait_us {
+        config.batching.max_wait_us = w;
+    }
+    config.validate()?;
+    let Some(variant_name) = args.variant.or(run.variant) else {
+        bail!("{}: no `variant` key; set one or pass --variant", args.config.display());
+    };
+    let variant = Variant::load(&variant_name).context("loading the variant")?;
+    let max_batch = config.batching.max_batch as usize;
+    let make: Box<dyn Fn() -> Box<dyn Executor>> = if args.net == "mock" {
+        Box::new(move || Box::new(UniformExecutor::new(max_batch)))
+    } else if args.net.starts_with("latency") {
+        let (per_batch, per_position) = parse_latency(&args.net)?;
+        Box::new(move || Box::new(LatencyExecutor { per_batch, per_position, max_batch }))
+    } else {
+        bail!("--net {}: bench selfplay takes `mock` or `latency:PER_BATCH+PER_POSITION`", args.net);
+    };
+    let b = bench_selfplay(
+        &variant,
+        &config,
+        make.as_ref(),
+        args.seed,
+        Duration::from_secs_f64(args.warmup),
+        Duration::from_secs_f64(args.seconds),
+        args.raw,
+    )?;
+    let missing = || "-".to_string();
+    println!("| variant | net | games at once | threads | max batch | evaluations/s | positions/s | simulations/s | mean batch | busy | raw evaluations/s | ratio |");
+    println!("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    println!(
+        "| {} | {} | {} | {} | {} | {:.0} | {:.1} | {:.0} | {:.1} | {:.1}% | {} | {} |",
+        variant.name,
+        args.net,
+        config.games_in_parallel,
+        config.threads,
+        max_batch,
+        b.evaluations_per_sec,
+        b.positions_per_sec,
+        b.simulations_per_sec,
+        b.service.mean_batch(),
+        100.0 * b.service.busy_share(),
+        b.raw_per_sec.map_or_else(missing, |r| format!("{r:.0}")),
+        b.ratio().map_or_else(missing, |r| format!("{r:.2}")),
+    );
+    Ok(())
 }
 
 #[derive(Debug, Args)]
@@ -65,5 +205,62 @@ pub struct NetBenchArgs {
 pub fn run(args: BenchArgs, net: &dyn NetRuntime) -> anyhow::Result<()> {
     match args.what {
         BenchWhat::Net(args) => net.bench_net(args),
+        BenchWhat::Selfplay(args) => bench_selfplay_row(args),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn latency_specs_parse_and_bad_ones_are_named() {
+        assert_eq!(parse_latency("latency:20ms+10us").unwrap(), (Duration::from_millis(20), Duration::from_micros(10)));
+        assert_eq!(parse_latency("latency").unwrap(), (Duration::from_millis(20), Duration::from_micros(10)));
+        for bad in ["latency:20+10us", "latency:20ms", "latency:1000s+1us", "latency:-1ms+1us"] {
+            let err = parse_latency(bad).unwrap_err().to_string();
+            assert!(err.contains(bad), "{err}");
+        }
+    }
+
+    /// The benchmark runs end to end on the uniform mock and on a latency executor.
+    #[test]
+    fn bench_selfplay_prints_a_row() {
+        let dir = std::env::temp_dir().join(format!("fairyzero-cli-bench-selfplay-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let config = dir.join("run.toml");
+        std::fs::write(&config, "variant = \"gardner\"\n[selfplay]\nsimulations = 4\ngames_in_parallel = 8\n").unwrap();
+        for net in ["mock", "latency:1ms+1us"] {
+            let args = SelfPlayBenchArgs {
+                config: config.clone(),
+                variant: None,
+                net: net.into(),
+                parallel: None,
+                threads: None,
+                max_batch: Some(16),
+                max_wait_us: None,
+                warmup: 0.2,
+                seconds: 0.3,
+                raw: true,
+                seed: 1,
+            };
+            bench_selfplay_row(args).unwrap();
+        }
+        let args = SelfPlayBenchArgs {
+            config: config.clone(),
+            variant: None,
+            net: "random:tiny".into(),
+            parallel: None,
+            threads: None,
+            max_batch: None,
+            max_wait_us: None,
+            warmup: 0.1,
+            seconds: 0.1,
+            raw: false,
+            seed: 1,
+        };
+        let err = bench_selfplay_row(args).unwrap_err().to_string();
+        assert!(err.contains("random:tiny"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

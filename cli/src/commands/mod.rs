@@ -89,7 +89,8 @@ impl Command {
             Command::PieceValues(args) => {
                 needs(args.method.contains(&designer::Method::Probe) || args.player.as_ref().is_some_and(checkpoint))
             }
-            Command::Bench(_) | Command::Train(_) => LibtorchUse::Needs,
+            Command::Bench(args) => args.libtorch_use(),
+            Command::Train(_) => LibtorchUse::Needs,
         }
     }
 

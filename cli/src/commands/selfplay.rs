@@ -110,8 +110,12 @@ pub fn run(args: SelfPlayArgs, runtime: &dyn NetRuntime) -> Result<()> {
     let variant = Variant::load(&variant_name).context("loading the variant")?;
     let per_batch = (config.games_in_parallel / config.threads.max(1) * config.leaves_per_game) as usize;
     let seed = args.seed.unwrap_or_else(clock_seed);
+    // The network batches the leaves of all workers together (docs/plans/batching.md §1: a
+    // cap of one worker's batch kept two workers' leaves from ever sharing a forward), and
+    // never less than one worker's batch.
+    let max_batch = (config.batching.max_batch as usize).max(per_batch);
     let (evaluator, net_id) =
-        evaluator_for(args.net.as_deref(), &variant, per_batch, Some(args.torch_threads), seed, runtime)?;
+        evaluator_for(args.net.as_deref(), &variant, max_batch, Some(args.torch_threads), seed, runtime)?;
     tracing::info!(
         "self-play: {} games of {} with {} ({:?}, {} simulations, {} games at once on {} threads), seed {seed}",
         args.games,
