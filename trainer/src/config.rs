@@ -124,6 +124,11 @@ impl NetSection {
 pub struct IterationConfig {
     /// Self-play games per iteration.
     pub games: u64,
+    /// End the iteration's self-play once its finished games hold this many new positions
+    /// (0: off, `games` alone ends it). With both set, whichever comes first. Games still in
+    /// progress at that moment are dropped (self-play hands over finished games only), so pick
+    /// it at least a few times `selfplay.games_in_parallel` x the mean game length.
+    pub positions: u64,
     /// Optimizer steps per iteration: `new positions * samples_per_position / batch_size`, so
     /// that each new position is seen about this many times while in the window.
     pub samples_per_position: f64,
@@ -138,7 +143,14 @@ pub struct IterationConfig {
 
 impl Default for IterationConfig {
     fn default() -> Self {
-        IterationConfig { games: 64, samples_per_position: 4.0, min_steps: 1, max_steps: 0, concurrent: true }
+        IterationConfig {
+            games: 64,
+            positions: 0,
+            samples_per_position: 4.0,
+            min_steps: 1,
+            max_steps: 0,
+            concurrent: true,
+        }
     }
 }
 
@@ -599,6 +611,7 @@ impl RunConfig {
         // Upper bounds: these counts size allocations or spawn threads (selfplay's `limits`).
         for (key, value, max) in [
             ("iteration.games", self.iteration.games, limits::MAX_GAMES),
+            ("iteration.positions", self.iteration.positions, limits::MAX_GAMES.saturating_mul(10_000)),
             ("train.batch_size", t.batch_size as u64, limits::MAX_BATCH),
             ("train.threads", t.threads as u64, limits::MAX_THREADS),
             ("eval.games", e.games as u64, limits::MAX_GAMES),

@@ -20,6 +20,7 @@
 
 pub mod artifacts;
 pub mod config;
+mod eval_worker;
 pub mod evaluation;
 pub mod index;
 pub mod learner;

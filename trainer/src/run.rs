@@ -44,6 +44,7 @@ use serde_json::json;
 use crate::{
     artifacts::{self, CheckpointManifest, TrainerState},
     config::{absolute, parse_device, Gating, MirrorMode, Opponent, RunConfig},
+    eval_worker::{EvalContext, EvalWorker},
     evaluation::{checkpoint_player, previous_evaluated, CheckpointMatches, MatchSummary, StoreLoader},
     index::Index,
     learner::{Learner, StepStats},
@@ -84,6 +85,36 @@ pub struct RunSummary {
     pub last_loss: Option<StepStats>,
     /// Stopped by a signal (running the same command again resumes).
     pub interrupted: bool,
+    /// Where this start's wall-clock time went.
+    pub time: TimeSplit,
+}
+
+/// Where a run's time went, since this start of the process (a resumed run counts from its
+/// restart). Self-play, training and evaluation overlap (training runs beside self-play with
+/// `iteration.concurrent`, evaluations on their own thread), so the parts may add up to more
+/// than the wall time; each part is at most the wall time.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct TimeSplit {
+    /// Self-play of the iterations.
+    pub selfplay_secs: f64,
+    /// The training threads' time (from the first step's wait for positions to the last step).
+    pub train_secs: f64,
+    /// Evaluations (the evaluation thread's matches and rankings), SPRT gating matches and the
+    /// final evaluation.
+    pub eval_secs: f64,
+    pub wall_secs: f64,
+}
+
+impl TimeSplit {
+    fn percent(&self, part: f64) -> f64 {
+        100.0 * part / self.wall_secs.max(1e-9)
+    }
+
+    /// The metrics object: `{ selfplay_secs, train_secs, eval_secs, wall_secs }`.
+    pub fn to_json(&self) -> serde_json::Value {
+        json!({ "selfplay_secs": self.selfplay_secs, "train_secs": self.train_secs,
+                "eval_secs": self.eval_secs, "wall_secs": self.wall_secs })
+    }
 }
 
 impl RunSummary {
@@ -104,6 +135,14 @@ impl RunSummary {
         if self.interrupted {
             s.push_str("- interrupted (stopped on request): run the same command again to resume\n");
         }
+        let t = &self.time;
+        s.push_str(&format!(
+            "- time since this start: {:.1} minutes wall; self-play {:.0}%, training {:.0}%, evaluation {:.0}% of it (they overlap)\n",
+            t.wall_secs / 60.0,
+            t.percent(t.selfplay_secs),
+            t.percent(t.train_secs),
+            t.percent(t.eval_secs)
+        ));
         if let Some(b) = &self.best_checkpoint {
             s.push_str(&format!("- best rated checkpoint: `{b}` (see ranking.md)\n"));
         }
@@ -192,7 +231,7 @@ fn progress_bar(show: bool) -> ProgressBar {
 }
 
 /// Logs through the bar so that it is redrawn below the line.
-fn say(bar: &ProgressBar, text: String) {
+pub(crate) fn say(bar: &ProgressBar, text: String) {
     bar.suspend(|| tracing::info!("{text}"));
 }
 
@@ -202,8 +241,8 @@ fn warn(bar: &ProgressBar, text: String) {
 }
 
 /// What the progress line shows, updated by the self-play and the training threads.
-struct Status {
-    bar: ProgressBar,
+pub(crate) struct Status {
+    pub(crate) bar: ProgressBar,
     budget: Budget,
     started: Instant,
     elapsed_base: f64,
@@ -215,7 +254,7 @@ struct Status {
 }
 
 impl Status {
-    fn elapsed(&self) -> f64 {
+    pub(crate) fn elapsed(&self) -> f64 {
         self.elapsed_base + self.started.elapsed().as_secs_f64()
     }
 
@@ -272,6 +311,8 @@ struct Loop {
     last_checkpoint: String,
     last_stats: Option<StepStats>,
     game_seq: u64,
+    /// Self-play, training and gating time of this start (evaluations: the worker's).
+    time: TimeSplit,
 }
 
 /// How the training thread keeps the replay ratio: it may train `samples_per_position` samples
@@ -519,6 +560,7 @@ impl Loop {
         let mut added = 0u64;
         let mut failure: Option<anyhow::Error> = None;
         let secs_budget = budget.secs;
+        let positions_target = self.config.iteration.positions;
         let t0 = Instant::now();
         let variant = Arc::clone(&self.variant);
         let sp_config = self.config.selfplay.clone();
@@ -548,6 +590,10 @@ impl Loop {
                     format!("self-play {:.2} games/s {:.0} pos/s", keys.len() as f64 / secs, added as f64 / secs),
                 );
                 if secs_budget > 0.0 && self.status.elapsed() >= secs_budget {
+                    stop.store(true, Ordering::Relaxed);
+                }
+                // `iteration.positions`: the games in progress are dropped (config.rs).
+                if positions_target > 0 && added >= positions_target {
                     stop.store(true, Ordering::Relaxed);
                 }
             };
@@ -626,7 +672,8 @@ impl Loop {
                     "grad_norm": mean.losses.grad_norm, "lr": mean.lr,
                     "mirrored_fraction": mean.mirrored as f64 / (steps.len() * batch).max(1) as f64,
                 },
-                "eval": report.eval,
+                "eval_queued": report.eval_queued,
+                "time": report.time.to_json(),
                 "iteration_secs": report.started.elapsed().as_secs_f64(),
             }),
         );
@@ -700,6 +747,8 @@ struct Run {
     stop: Arc<AtomicBool>,
     /// The budget that ran out, checked after the start and after every iteration.
     spent: Option<&'static str>,
+    /// Evaluations on their own thread (dropped before the lock: it joins the thread).
+    evals: EvalWorker,
     /// Held until the run ends: one `train` process per run directory.
     _lock: RunLock,
 }
@@ -712,7 +761,10 @@ struct IterationReport {
     selfplay: Summary,
     steps: Vec<StepStats>,
     train_secs: f64,
-    eval: serde_json::Value,
+    /// The checkpoint whose evaluation this iteration queued, if any.
+    eval_queued: Option<String>,
+    /// This iteration's time split (evaluation: the worker's time within it, and gating).
+    time: TimeSplit,
 }
 
 impl Run {
@@ -865,6 +917,7 @@ impl Run {
             last_checkpoint,
             last_stats: None,
             game_seq: 0,
+            time: TimeSplit::default(),
             config,
         };
         lp.reload_games()?;
@@ -882,17 +935,26 @@ impl Run {
         }
         let loader = lp.loader();
         let rng = ChaCha8Rng::seed_from_u64(lp.config.seed ^ lp.step.wrapping_mul(0x2545_F491_4F6C_DD1D));
-        let mut run = Run { lp, learner, rng, loader, run_dir, arch, stop, spent: None, _lock: lock };
+        let evals = EvalWorker::start(EvalContext {
+            variant: Arc::clone(&lp.variant),
+            store: Arc::clone(&lp.store),
+            loader: lp.loader(),
+            config: lp.config.eval.clone(),
+            seed: lp.config.seed,
+            run_dir: run_dir.clone(),
+            stop: Arc::clone(&stop),
+            metrics: Arc::clone(&lp.metrics),
+            status: Arc::clone(&lp.status),
+        });
+        let mut run = Run { lp, learner, rng, loader, run_dir, arch, stop, spent: None, evals, _lock: lock };
         run.log_start(fresh, transferred_from, &manifests);
 
-        // The untrained net is the first point of the rating curve.
-        let step0 = artifacts::checkpoint_name(0);
-        if run.lp.config.eval.every > 0
-            && !run.stopped()
-            && manifests_now(store.as_ref())?.iter().any(|m| m.name == step0)
-        {
-            let result = run.evaluate(&step0, &manifests_now(store.as_ref())?);
-            run.unless_stopped(result)?;
+        // The untrained net is the first point of the rating curve; it is rated beside the first
+        // iteration, not before it. Evaluations a stop cut short are queued again.
+        if run.lp.config.eval.every > 0 {
+            for name in unevaluated(store.as_ref(), run.lp.config.eval.every)? {
+                run.evals.enqueue(&name);
+            }
         }
         run.spent = run.lp.spent();
         Ok(run)
@@ -993,6 +1055,7 @@ impl Run {
     /// and promotion (4-5), evaluation (6), metrics (7).
     fn iteration(&mut self) -> anyhow::Result<()> {
         let started = Instant::now();
+        let time_before = self.time_split();
         let selfplay_net = self.lp.selfplay_checkpoint.clone();
         self.lp.status.iteration.store(self.lp.iteration + 1, Ordering::Relaxed);
         let (selfplay, steps, train_secs) = self.play_and_train()?;
@@ -1007,20 +1070,32 @@ impl Run {
                 // Stopped within seconds: no match now; the next iteration's checkpoint is gated.
                 Gating::Sprt if self.stopped() => {}
                 Gating::Sprt => {
+                    let t0 = Instant::now();
                     let result = self.gate(&m.name);
+                    self.lp.time.eval_secs += t0.elapsed().as_secs_f64();
                     self.unless_stopped(result)?;
                 }
             }
             self.lp.last_stats = Some(StepStats::mean(&steps));
         }
-        let mut eval = serde_json::Value::Null;
+        let mut eval_queued = None;
         let every = self.lp.config.eval.every;
         if every > 0 && self.lp.iteration.is_multiple_of(every) && !steps.is_empty() && !self.stopped() {
             let name = self.lp.last_checkpoint.clone();
-            let result = self.evaluate(&name, &manifests_now(self.lp.store.as_ref())?);
-            eval = self.unless_stopped(result)?.unwrap_or_default();
+            self.evals.enqueue(&name);
+            eval_queued = Some(name);
         }
-        let report = IterationReport { started, selfplay_net, selfplay, steps, train_secs, eval };
+        if let Some(e) = self.evals.take_error() {
+            return Err(e);
+        }
+        let now = self.time_split();
+        let time = TimeSplit {
+            selfplay_secs: now.selfplay_secs - time_before.selfplay_secs,
+            train_secs: now.train_secs - time_before.train_secs,
+            eval_secs: now.eval_secs - time_before.eval_secs,
+            wall_secs: started.elapsed().as_secs_f64(),
+        };
+        let report = IterationReport { started, selfplay_net, selfplay, steps, train_secs, eval_queued, time };
         self.lp.log_iteration(&report);
         if let Err(e) = self.lp.index.sync(self.lp.store.as_ref()) {
             warn(&self.lp.status.bar, format!("index sync failed: {e}"));
@@ -1067,7 +1142,9 @@ impl Run {
             }
         });
         drop(backend);
+        lp.time.train_secs += train_secs;
         let (summary, keys) = selfplay_result?;
+        lp.time.selfplay_secs += summary.elapsed.as_secs_f64();
         if keys.len() >= 2 {
             artifacts::compact_games(lp.store.as_ref(), &keys, &lp.worker, &lp.scratch)?;
         }
@@ -1082,7 +1159,18 @@ impl Run {
         } else {
             say(&bar, "stopped on request".into());
         }
+        let pending = self.evals.pending();
+        if pending > 0 {
+            self.lp.status.set(true, format!("waiting for {pending} evaluation(s)"));
+            self.evals.wait_idle();
+            self.lp.status.set(true, String::new());
+        }
+        if let Some(e) = self.evals.take_error() {
+            return Err(e);
+        }
+        let t0 = Instant::now();
         let final_matches = self.final_evaluation()?;
+        self.lp.time.eval_secs += t0.elapsed().as_secs_f64();
         let ranking = self.matches().rank(1000).ok();
         let _ = self.lp.index.sync(self.lp.store.as_ref());
         bar.finish_and_clear();
@@ -1102,6 +1190,7 @@ impl Run {
             final_matches,
             last_loss: lp.last_stats,
             interrupted: self.stopped(),
+            time: self.time_split(),
         };
         std::fs::write(self.run_dir.join(SUMMARY_MD), summary.to_markdown())?;
         std::fs::write(self.run_dir.join(SUMMARY_JSON), serde_json::to_string_pretty(&summary)? + "\n")?;
@@ -1138,48 +1227,13 @@ impl Run {
         Ok(final_matches)
     }
 
-    /// Matches of checkpoint `name` against the configured opponents, then the ranking; returns
-    /// the metrics object.
-    fn evaluate(&self, name: &str, manifests: &[CheckpointManifest]) -> anyhow::Result<serde_json::Value> {
-        let lp = &self.lp;
-        let matches = self.matches();
-        let config = &lp.config.eval;
-        let t0 = Instant::now();
-        let me = matches.contestant(&checkpoint_player(name, config.simulations))?;
-        let mut summaries = Vec::new();
-        for o in &config.opponents {
-            let Some(opp) = opponent(&matches, o, name, manifests, config.simulations)? else { continue };
-            lp.status.set(true, format!("evaluating {name} vs {}", opp.name));
-            let label = format!("eval-{name}-vs-{}", label_of(&opp.name));
-            let report = matches.play(&me, &opp, config.games, &label)?;
-            summaries.push(MatchSummary::from_report(&report));
+    /// This start's time split so far (evaluation: the worker's jobs, gating, final).
+    fn time_split(&self) -> TimeSplit {
+        TimeSplit {
+            eval_secs: self.lp.time.eval_secs + self.evals.busy_secs(),
+            wall_secs: self.lp.status.started.elapsed().as_secs_f64(),
+            ..self.lp.time
         }
-        lp.status.set(true, String::new());
-        let ranking = matches.rank(300)?;
-        let me_entry = ranking.entries.iter().find(|e| e.player == me.name);
-        let secs = t0.elapsed().as_secs_f64();
-        let lines: Vec<String> =
-            summaries.iter().map(|m| format!("{} {:.0}%", label_of(&m.opponent), 100.0 * m.score)).collect();
-        say(
-            &lp.status.bar,
-            format!(
-                "evaluated {name} in {secs:.0} s: {}; Elo {} (random = 0)",
-                lines.join(", "),
-                me_entry.map_or("?".into(), |e| format!("{:+.0} [{:+.0}, {:+.0}]", e.elo, e.ci_low, e.ci_high))
-            ),
-        );
-        let scores: serde_json::Map<String, serde_json::Value> =
-            summaries.iter().map(|m| (label_of(&m.opponent), json!(m.score))).collect();
-        let ratings: serde_json::Map<String, serde_json::Value> =
-            ranking.entries.iter().map(|e| (label_of(&e.player), json!(e.elo))).collect();
-        let value = json!({
-            "checkpoint": name,
-            "elo": me_entry.map(|e| e.elo), "elo_low": me_entry.map(|e| e.ci_low), "elo_high": me_entry.map(|e| e.ci_high),
-            "score": scores, "ratings": ratings, "secs": secs, "matches": summaries,
-        });
-        let step = artifacts::checkpoint_step(name).unwrap_or(0);
-        lp.metrics.lock().expect("metrics lock").log("eval", step, lp.elapsed(), value.clone());
-        Ok(value)
     }
 
     /// SPRT gating of a new checkpoint against the self-play net; the decision is stored.
@@ -1268,18 +1322,34 @@ fn resume(
     Ok(None)
 }
 
-fn manifests_now(store: &dyn Store) -> anyhow::Result<Vec<CheckpointManifest>> {
+/// Checkpoints due for an evaluation (step 0, and every `every`-th iteration's) that have no
+/// stored evaluation match yet, oldest first: a new run's step 0, and what a stop cut short.
+fn unevaluated(store: &dyn Store, every: u64) -> anyhow::Result<Vec<String>> {
+    let stored: Vec<String> = store.list(artifacts::MATCHES_DIR)?.into_iter().map(|o| o.key).collect();
+    Ok(artifacts::list_checkpoints(store)?
+        .into_iter()
+        .filter(|m| m.step == 0 || (m.state.iteration > 0 && m.state.iteration.is_multiple_of(every)))
+        .filter(|m| {
+            let prefix = artifacts::match_key(&format!("eval-{}-vs-", m.name));
+            let prefix = prefix.trim_end_matches(".jsonl");
+            !stored.iter().any(|k| k.starts_with(prefix))
+        })
+        .map(|m| m.name)
+        .collect())
+}
+
+pub(crate) fn manifests_now(store: &dyn Store) -> anyhow::Result<Vec<CheckpointManifest>> {
     Ok(artifacts::list_checkpoints(store)?)
 }
 
 /// A label-safe short name of a player.
-fn label_of(name: &str) -> String {
+pub(crate) fn label_of(name: &str) -> String {
     name.trim_start_matches(artifacts::CHECKPOINTS_DIR).replace(['@', ':', '/', '='], "_")
 }
 
 /// The contestant for an opponent keyword, or `None` when it does not apply (no previous
 /// checkpoint yet, or the checkpoint itself).
-fn opponent(
+pub(crate) fn opponent(
     matches: &CheckpointMatches<'_>,
     spec: &Opponent,
     me: &str,

@@ -62,7 +62,21 @@ fn a_tiny_run_goes_through_every_stage() {
     assert!(last["train"]["policy_entropy"].as_f64().is_some());
     assert!(last["train"]["lr"].as_f64().unwrap() > 0.0);
     assert!(last["train"]["mirrored_fraction"].as_f64().unwrap() > 0.2, "Anti-Los Alamos mirrors: {last}");
-    assert!(last["eval"]["elo"].as_f64().is_some(), "evaluated every iteration: {last}");
+    // Evaluations run on their own thread: each iteration queues its checkpoint, and the run's
+    // end waits for them, so every checkpoint has its `eval` line (step 0 included).
+    for (i, it) in iterations.iter().enumerate() {
+        assert!(it["eval_queued"].as_str().is_some(), "iteration {i} queued no evaluation: {it}");
+        let time = &it["time"];
+        let wall = time["wall_secs"].as_f64().unwrap();
+        for key in ["selfplay_secs", "train_secs", "eval_secs"] {
+            let part = time[key].as_f64().unwrap_or_else(|| panic!("time.{key}: {it}"));
+            assert!((0.0..=wall + 1e-6).contains(&part), "time.{key} = {part} of {wall} s: {it}");
+        }
+    }
+    let evals: Vec<&serde_json::Value> = lines.iter().filter(|l| l["kind"] == "eval").collect();
+    assert_eq!(evals.len(), 4, "step 0 and 3 iterations: {evals:?}");
+    assert!(evals.iter().all(|e| e["elo"].as_f64().is_some()), "{evals:?}");
+    assert!(summary.time.selfplay_secs > 0.0 && summary.time.train_secs > 0.0 && summary.time.eval_secs > 0.0);
     assert!(lines.iter().any(|l| l["kind"] == "train"));
     assert!(lines.iter().any(|l| l["kind"] == "final"));
 
