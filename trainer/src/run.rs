@@ -4,15 +4,18 @@
 //! Run::open       open the store; resume: newest checkpoint whose files match its manifest (else
 //!                 a fresh net, published as step 0), every stored game back into the replay window
 //! Run::iteration  until a budget is spent:
-//!   1. self-play `iteration.games` games with the self-play net; each finished game is
-//!      published to the store at once and added to the window
+//!   1. self-play `iteration.games` games (or `iteration.positions` new positions) with the
+//!      self-play net; each finished game is published to the store at once and added to the
+//!      window
 //!   2. compact the iteration's games into one chunk
 //!   3. train: new positions x samples_per_position / batch_size steps on the window
 //!   4. publish a checkpoint (weights, optimizer state, trainer state; manifest last)
 //!   5. promote it to self-play (always, or after an SPRT match against the current one)
-//!   6. every `eval.every` iterations: matches against the configured opponents, ranking
-//!   7. a metrics line
-//! Run::finish     final evaluation of the last checkpoint, ranking, summary
+//!   6. every `eval.every` iterations: queue the checkpoint's evaluation (matches against the
+//!      configured opponents, ranking) to the evaluation thread (`eval_worker.rs`)
+//!   7. a metrics line, with the iteration's time split
+//! Run::finish     wait for the queued evaluations; final evaluation of the last checkpoint,
+//!                 ranking, summary (with the run's time split)
 //! ```
 //!
 //! Self-play and optimisation alternate on the same cores (on 2 CPU cores running them at once
@@ -770,7 +773,8 @@ struct IterationReport {
 impl Run {
     /// Opens the run directory and its store, resumes from the newest sound checkpoint (else a
     /// fresh or transferred net, published as step 0), reads the stored games back into the
-    /// window and rates the untrained net.
+    /// window and queues the evaluation of the untrained net (and of due checkpoints that have
+    /// none stored).
     fn open(config: RunConfig, options: &TrainOptions) -> anyhow::Result<Run> {
         let variant =
             Variant::load(&config.variant).with_context(|| format!("loading the variant {}", config.variant))?;
