@@ -2,13 +2,20 @@
 //!
 //!     cargo run --release -p fairyzero-selfplay --example selfplay_bench -- scirocco gumbel 32 64 2 32
 //!
-//! Arguments: variant, search (puct|gumbel), simulations, games in parallel, threads, games.
+//! Arguments: variant, search (puct|gumbel), simulations, games in parallel, threads, games,
+//! evaluator (`blocking`: the material mock called directly, the default; `service`: the
+//! uniform mock behind an inference service, encoding every leaf, with the default
+//! `[selfplay.batching]`).
 
-use std::sync::atomic::AtomicBool;
+use std::sync::{atomic::AtomicBool, Arc};
 
-use fairyzero_model::backend::MockBackend;
+use fairyzero_model::{
+    backend::MockBackend,
+    encoding::StandardEncoding,
+    service::{InferenceService, UniformExecutor},
+};
 use fairyzero_rules::Variant;
-use fairyzero_selfplay::{config::SearchKind, run_selfplay, RunOptions, SelfPlayConfig};
+use fairyzero_selfplay::{config::SearchKind, run_selfplay_with, Evaluator, RunOptions, SelfPlayConfig};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -27,7 +34,25 @@ fn main() {
     };
     let options =
         RunOptions { games: arg(5, "32").parse().unwrap(), seed: 1, net: "mock".into(), out_dir: None, progress: true };
-    let summary = run_selfplay(&variant, &config, &MockBackend::material(), &options, &AtomicBool::new(false), |_| {})
-        .expect("self-play");
+    let stop = AtomicBool::new(false);
+    let summary = match arg(6, "blocking").as_str() {
+        "service" => {
+            let service = InferenceService::start(
+                Box::new(UniformExecutor::new(config.batching.max_batch as usize)),
+                Arc::new(StandardEncoding::new(Arc::clone(&variant))),
+                config.batching.service_config(),
+            );
+            run_selfplay_with(&variant, &config, Evaluator::Service(&service), &options, &[&stop], |_| {})
+        }
+        _ => run_selfplay_with(
+            &variant,
+            &config,
+            Evaluator::Blocking(&MockBackend::material()),
+            &options,
+            &[&stop],
+            |_| {},
+        ),
+    }
+    .expect("self-play");
     println!("{summary}");
 }
