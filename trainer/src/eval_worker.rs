@@ -198,9 +198,16 @@ impl EvalWorker {
         self.shared.busy_micros.load(Ordering::Relaxed) as f64 / 1e6 + running
     }
 
-    /// The first evaluation failure (not counting stops), once.
+    /// The first evaluation failure (not counting stops), once; or that the thread died (a
+    /// panic, already printed), every time.
     pub fn take_error(&self) -> Option<anyhow::Error> {
-        self.shared.error.lock().expect("evaluation error lock").take()
+        if let Some(e) = self.shared.error.lock().expect("evaluation error lock").take() {
+            return Some(e);
+        }
+        self.thread
+            .as_ref()
+            .is_some_and(|t| t.is_finished())
+            .then(|| anyhow::anyhow!("the evaluation thread panicked (see the message above)"))
     }
 
     /// Blocks until every queued job has finished (after a stop request: until the match in

