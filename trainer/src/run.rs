@@ -95,7 +95,8 @@ pub struct RunSummary {
 /// Where a run's time went, since this start of the process (a resumed run counts from its
 /// restart). Self-play, training and evaluation overlap (training runs beside self-play with
 /// `iteration.concurrent`, evaluations on their own thread), so the parts may add up to more
-/// than the wall time; each part is at most the wall time.
+/// than the wall time; each part is at most the wall time (evaluation under SPRT gating: the
+/// gating matches and the evaluation thread's may add up to more).
 #[derive(Clone, Copy, Debug, Default, Serialize)]
 pub struct TimeSplit {
     /// Self-play of the iterations.
