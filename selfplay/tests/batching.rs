@@ -4,7 +4,7 @@
 use std::{
     sync::{
         atomic::{AtomicBool, Ordering},
-        Arc,
+        Arc, Mutex,
     },
     time::{Duration, Instant},
 };
@@ -20,6 +20,11 @@ use fairyzero_selfplay::{
     run_selfplay_with, Evaluator, GameRecord, RunOptions,
 };
 
+/// The tests of this file run one at a time: the timing test measures how busy a slow device
+/// is kept by two search threads, and a second test running beside it on a 2-core CI machine
+/// would take their cores.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
 fn records(variant: &Arc<Variant>, config: &SelfPlayConfig, evaluator: Evaluator<'_>) -> Vec<GameRecord> {
     let options = RunOptions { games: 12, seed: 9, net: "mock".into(), out_dir: None, progress: false };
     let mut games = Vec::new();
@@ -33,6 +38,7 @@ fn records(variant: &Arc<Variant>, config: &SelfPlayConfig, evaluator: Evaluator
 /// leaves depend only on its own evaluations), and their leaves meet in shared forwards.
 #[test]
 fn the_service_plays_the_blocking_mocks_games_in_shared_forwards() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let variant = Variant::load("gardner").unwrap();
     let config = SelfPlayConfig {
         simulations: 8,
@@ -62,6 +68,7 @@ fn the_service_plays_the_blocking_mocks_games_in_shared_forwards() {
 /// time (measured over 20 s after 5 s of warm-up).
 #[test]
 fn two_search_threads_keep_a_slow_device_busy_with_large_batches() {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let variant = Variant::load("typhoon").unwrap();
     let config = SelfPlayConfig {
         search: SearchKind::Gumbel,
