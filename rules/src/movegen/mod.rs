@@ -258,7 +258,6 @@ impl Position {
     pub(crate) fn pseudo_legal_moves_of<S: MoveSink>(&self, us: Color, out: &mut S) {
         let v = &*self.variant;
         let has_powers = v.has_powers;
-        let has_legs = !v.legs.is_empty();
         let frozen = if v.immobilizers.is_empty() { SquareSet::EMPTY } else { immobilize::frozen(self, us) };
         let mut passer = None;
         let mut own = self.occupied[us.index()];
@@ -276,25 +275,8 @@ impl Position {
                 if v.turn.any_kamikaze && v.turn.dies_when_capturing[p.kind().index()] {
                     self.own_actions(sq, p, out);
                 } else {
-                    // `own_actions` without the Kamikaze's filter, written out: the generators
-                    // called here with this sink type are then inlined (perft speed).
-                    let start = out.len();
-                    // One lookup per piece: variants without multi-leg pieces have no tries.
-                    let mut one_per_effect = false;
-                    match if has_legs { v.legs.trie(p.color(), p.kind()) } else { None } {
-                        None => self.piece_moves(sq, p, out),
-                        Some(trie) => {
-                            self.moves_with_legs(sq, p, trie, out);
-                            one_per_effect = true;
-                        }
-                    }
-                    if has_powers && !v.powers[p.kind().index()].is_empty() {
-                        self.own_power_moves(sq, p, out);
-                        one_per_effect = false;
-                    }
-                    if v.pieces[p.kind().index()].needs_dedup && !one_per_effect {
-                        out.dedup_from(start);
-                    }
+                    // Straight to the per-piece step, without the Kamikaze's filter sink.
+                    self.own_actions_into(sq, p, out.len(), out);
                 }
                 if has_powers && passer.is_none() && pass::can_pass(self, p) {
                     passer = Some(sq);
