@@ -104,6 +104,7 @@ pub fn run(args: SelfPlayArgs, runtime: &dyn NetRuntime) -> Result<()> {
         config.games_in_parallel = p;
     }
     config.validate()?;
+    config.batching.refuse_service_only_keys()?;
     let Some(variant_name) = args.variant.or(run.variant) else {
         bail!("{}: no `variant` key; set one or pass --variant", args.config.display());
     };
