@@ -11,7 +11,7 @@ use std::{
 
 use anyhow::{bail, Context, Result};
 use fairyzero_evaluator::CheckpointLoader;
-use fairyzero_model::{Backend, NetConfig};
+use fairyzero_model::{service::ServiceConfig, Backend, NetConfig, PrecisionSetting};
 use fairyzero_rules::Variant;
 
 use crate::commands::{bench::NetBenchArgs, train::TrainArgs};
@@ -41,14 +41,27 @@ impl NetSpec {
 }
 
 /// How a search backend is set up.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct BackendOptions {
-    /// Largest batch the searches send at once.
-    pub max_batch: usize,
+    /// How the inference service batches the searches' leaves.
+    pub service: ServiceConfig,
     /// Intra-op threads of the inference thread (`None`: the runtime's default).
     pub threads: Option<usize>,
+    /// The forward's precision (`auto`: bf16 on CUDA, fp32 on the CPU).
+    pub precision: PrecisionSetting,
     /// Seed of a `random:` net's initial weights.
     pub init_seed: u64,
+}
+
+impl Default for BackendOptions {
+    fn default() -> BackendOptions {
+        BackendOptions {
+            service: ServiceConfig::default(),
+            threads: None,
+            precision: PrecisionSetting::default(),
+            init_seed: 0,
+        }
+    }
 }
 
 /// What the commands need from libtorch.
@@ -146,7 +159,7 @@ mod tests {
     #[test]
     fn the_lean_runtime_names_the_helper() {
         let v = Variant::load("gardner").unwrap();
-        let options = BackendOptions { max_batch: 1, threads: None, init_seed: 0 };
+        let options = BackendOptions::default();
         let err = WithoutLibtorch.search_backend(&NetSpec::Random(NetConfig::tiny()), &v, &options).err().unwrap();
         assert!(err.to_string().contains("fairyzero-torch"), "{err}");
         assert!(WithoutLibtorch.checkpoint_loader(Some(1)).is_none());

@@ -259,8 +259,12 @@ pub struct MatchOptions {
     /// Plies of play after the opening before adjudication (default: the variant's move cap).
     pub move_cap: Option<u32>,
     pub adjudication: Adjudication,
-    /// Parallel games (0: one per core).
+    /// Parallel games (0: one per core). Games whose players search with a network mostly
+    /// wait for their batched evaluations, so on a GPU this can be far above the core count.
     pub threads: usize,
+    /// Moves of CPU-bound players (alpha-beta, greedy) computed at once, across all games of
+    /// the match (0: one per core): they run on spare cores while network games wait.
+    pub cpu_threads: usize,
     /// Store the moves of every game.
     pub record_moves: bool,
     /// Name of the match in the records (default: `A vs B seed S`).
@@ -289,6 +293,7 @@ impl Default for MatchOptions {
             move_cap: None,
             adjudication: Adjudication::Draw,
             threads: 0,
+            cpu_threads: 0,
             record_moves: true,
             match_id: None,
             stop: None,

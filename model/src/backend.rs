@@ -148,6 +148,12 @@ pub trait Backend: Send + Sync {
     fn evaluate(&self, batch: &[EvalRequest<'_>], out: &mut EvalOutput);
 
     fn info(&self) -> BackendInfo;
+
+    /// The batching service behind this backend, when it is one: a caller that can keep
+    /// several submissions in flight (self-play) submits to it directly instead of blocking.
+    fn as_service(&self) -> Option<&crate::service::InferenceService> {
+        None
+    }
 }
 
 /// An empty request buffer with `buffer`'s memory, free to borrow other positions: each batch

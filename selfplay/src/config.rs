@@ -246,33 +246,6 @@ impl Default for BatchingConfig {
 }
 
 impl BatchingConfig {
-    /// A refusal for keys that only the inference service reads (`max_wait_us`, `in_flight`,
-    /// `groups`) when they are set away from their defaults and the caller evaluates through a
-    /// blocking backend (`fairyzero selfplay --net`, `train`, until issue 18 moves them onto
-    /// the service): such keys would otherwise be accepted and silently ignored.
-    pub fn refuse_service_only_keys(&self) -> Result<(), ConfigError> {
-        let defaults = BatchingConfig::default();
-        let ignored: Vec<&str> = [
-            ("max_wait_us", self.max_wait_us != defaults.max_wait_us),
-            ("in_flight", self.in_flight != defaults.in_flight),
-            ("groups", self.groups != defaults.groups),
-        ]
-        .into_iter()
-        .filter_map(|(key, changed)| changed.then_some(key))
-        .collect();
-        if ignored.is_empty() {
-            return Ok(());
-        }
-        Err(ConfigError {
-            problems: vec![format!(
-                "`batching.{}` only take effect on the inference service (`fairyzero bench selfplay`); this \
-                 command still evaluates through a blocking backend, which reads only `batching.max_batch`: \
-                 leave them at their defaults",
-                ignored.join("`, `batching.")
-            )],
-        })
-    }
-
     /// The service configuration these keys describe.
     pub fn service_config(&self) -> fairyzero_model::service::ServiceConfig {
         fairyzero_model::service::ServiceConfig {
@@ -441,18 +414,6 @@ impl RunSelfPlay {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn service_only_batching_keys_are_refused_away_from_their_defaults() {
-        assert!(BatchingConfig::default().refuse_service_only_keys().is_ok());
-        let wider = BatchingConfig { max_batch: 512, ..Default::default() };
-        assert!(wider.refuse_service_only_keys().is_ok(), "max_batch sizes blocking batches too");
-        let e = BatchingConfig { groups: 4, in_flight: 5, ..Default::default() }
-            .refuse_service_only_keys()
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("`batching.in_flight`, `batching.groups`") && !e.contains("max_wait_us"), "{e}");
-    }
 
     #[test]
     fn unknown_keys_are_refused() {

@@ -79,6 +79,17 @@ pub enum Evaluator<'a> {
     Service(&'a InferenceService),
 }
 
+impl<'a> Evaluator<'a> {
+    /// The service behind `backend` when it is one, so that the workers keep submissions in
+    /// flight; otherwise `backend` itself, called blocking.
+    pub fn of(backend: &'a dyn Backend) -> Evaluator<'a> {
+        match backend.as_service() {
+            Some(service) => Evaluator::Service(service),
+            None => Evaluator::Blocking(backend),
+        }
+    }
+}
+
 /// A group's leaves, submitted and not yet applied.
 enum InFlight {
     Ticket(Ticket),
@@ -445,7 +456,7 @@ pub fn run_selfplay(
     run_selfplay_until(variant, config, backend, options, &[stop], on_game)
 }
 
-/// [`run_selfplay_with`] on a blocking backend.
+/// [`run_selfplay_with`] on `backend`: through its service when it is one ([`Evaluator::of`]).
 pub fn run_selfplay_until(
     variant: &Arc<Variant>,
     config: &SelfPlayConfig,
@@ -454,7 +465,7 @@ pub fn run_selfplay_until(
     stop: &[&AtomicBool],
     on_game: impl FnMut(&GameRecord),
 ) -> Result<Summary, SelfPlayError> {
-    run_selfplay_with(variant, config, Evaluator::Blocking(backend), options, stop, on_game)
+    run_selfplay_with(variant, config, Evaluator::of(backend), options, stop, on_game)
 }
 
 /// [`run_selfplay`] on either kind of [`Evaluator`], stopping when any of the flags is set: a

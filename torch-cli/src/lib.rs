@@ -5,7 +5,7 @@
 
 mod bench;
 
-use std::{path::Path, sync::Arc};
+use std::{path::Path, sync::Arc, time::Duration};
 
 use anyhow::Context;
 use fairyzero_cli::{
@@ -15,8 +15,9 @@ use fairyzero_cli::{
 };
 use fairyzero_evaluator::{CheckpointLoader, LoadError, LoadProblem, LoadedCheckpoint};
 use fairyzero_model::Backend;
+use fairyzero_model::{service::ServiceConfig, PrecisionSetting};
 use fairyzero_rules::Variant;
-use fairyzero_torch::{Net, TorchBackend, TorchBackendOptions};
+use fairyzero_torch::{serve, serve_checkpoint, ExecutorOptions, Net};
 use fairyzero_trainer::{config::RunConfig, run::TrainOptions};
 
 /// Networks on libtorch, on the default device (the first CUDA device, else the CPU).
@@ -40,19 +41,17 @@ impl NetRuntime for TorchRuntime {
         variant: &Arc<Variant>,
         options: &BackendOptions,
     ) -> anyhow::Result<(Box<dyn Backend>, String)> {
-        let torch_options = TorchBackendOptions {
-            max_batch: options.max_batch,
-            threads: options.threads,
-            ..TorchBackendOptions::default()
-        };
         let device = fairyzero_torch::default_device();
+        let executor =
+            ExecutorOptions { threads: options.threads, precision: options.precision.resolve(device.is_cuda()) };
+        let service = options.service.clone();
         match spec {
             NetSpec::Random(config) => {
                 let net = Net::seeded(config, Arc::clone(variant), device, options.init_seed);
-                Ok((Box::new(TorchBackend::new(net, torch_options)), format!("random-{config}")))
+                Ok((Box::new(serve(net, service, executor)), format!("random-{config}")))
             }
             NetSpec::Checkpoint(dir) => {
-                let backend = TorchBackend::from_checkpoint(dir, Arc::clone(variant), None, device, torch_options)
+                let backend = serve_checkpoint(dir, Arc::clone(variant), None, device, service, executor)
                     .with_context(|| format!("loading the checkpoint {}", dir.display()))?;
                 let id =
                     dir.file_name().map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into_owned());
@@ -90,6 +89,10 @@ impl NetRuntime for TorchRuntime {
     }
 }
 
+/// Largest forward of a checkpoint player's service: matches play at most this many games at
+/// once in practice (one leaf each at a time).
+const CHECKPOINT_PLAYER_MAX_BATCH: usize = 1024;
+
 /// Loads checkpoints with libtorch for the evaluator and designer crates (which do not link it).
 struct TorchLoader {
     threads: Option<usize>,
@@ -100,9 +103,17 @@ impl CheckpointLoader for TorchLoader {
         if !path.is_dir() {
             return Err(LoadError::new(path, LoadProblem::NotADirectory));
         }
-        let options = TorchBackendOptions { threads: self.threads, ..TorchBackendOptions::default() };
         let device = fairyzero_torch::default_device();
-        let eval = TorchBackend::from_checkpoint(path, Arc::clone(variant), None, device, options)
+        let executor =
+            ExecutorOptions { threads: self.threads, precision: PrecisionSetting::Auto.resolve(device.is_cuda()) };
+        // The games of a match share the service; a lone search is never kept waiting for
+        // company (`max_wait` 0), and parallel games fill the next batch while one runs.
+        let service = ServiceConfig {
+            max_batch: CHECKPOINT_PLAYER_MAX_BATCH,
+            max_wait: Duration::ZERO,
+            ..ServiceConfig::default()
+        };
+        let eval = serve_checkpoint(path, Arc::clone(variant), None, device, service, executor)
             .map_err(|e| LoadError::unreadable(path, e))?;
         Ok(LoadedCheckpoint { backend: Arc::new(eval), step: None })
     }

@@ -7,9 +7,9 @@
 //! - [`optim`]: AdamW with savable state;
 //! - [`training`]: one optimizer step on a [`fairyzero_model::TrainBatch`] (loss, AdamW,
 //!   clipping, the step's statistics);
-//! - [`backend`]: [`TorchBackend`], the [`fairyzero_model::Backend`] that batches the requests of
-//!   many searches onto one inference thread, and [`TorchBackend::service`], the same behind
-//!   the batching [`fairyzero_model::service::InferenceService`];
+//! - [`backend`]: [`serve`] and [`serve_checkpoint`], a net behind the batching
+//!   [`fairyzero_model::service::InferenceService`], which is the [`fairyzero_model::Backend`]
+//!   every search uses;
 //! - [`executor`]: [`TorchExecutor`], a net on a device as the service's executor (softmax on
 //!   the device, one copy back per batch);
 //! - the runtime: devices, threads, seeds and what libtorch this program runs on.
@@ -25,7 +25,7 @@ pub mod optim;
 mod runtime;
 pub mod training;
 
-pub use backend::{TorchBackend, TorchBackendOptions};
+pub use backend::{serve, serve_checkpoint};
 pub use executor::{ExecutorOptions, TorchExecutor};
 pub use fairyzero_model::{Precision, PrecisionSetting};
 pub use net::{resolve_precision, HostTensors, Net, NetInput, NetOutput};

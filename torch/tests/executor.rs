@@ -17,7 +17,7 @@ use fairyzero_model::{
 };
 use fairyzero_rules::{MoveList, Position, Variant};
 use fairyzero_torch::{
-    net::probabilities, ExecutorOptions, Net, NetInput, TorchBackend, TorchBackendOptions, TorchExecutor,
+    net::probabilities, ExecutorOptions, Net, NetInput, TorchExecutor,
 };
 use tch::Device;
 
@@ -117,7 +117,7 @@ fn three_submitters(service: &dyn Backend, requests: &[EvalRequest<'_>], want: &
 }
 
 #[test]
-fn the_service_answers_like_the_direct_backend_on_several_variants() {
+fn the_service_answers_like_the_net_on_several_variants() {
     fairyzero_torch::set_threads(1);
     for (k, name) in ["scirocco", "chess", "typhoon"].into_iter().enumerate() {
         let variant = Variant::load(name).unwrap();
@@ -129,7 +129,7 @@ fn the_service_answers_like_the_direct_backend_on_several_variants() {
 
         assert!(positions.len() <= 64, "{name}: {} positions do not fit one batch", positions.len());
         let config = ServiceConfig { max_batch: 64, max_wait: Duration::from_micros(200), ..ServiceConfig::default() };
-        let service = TorchBackend::service(tiny_net(&variant, seed), config, ONE_THREAD);
+        let service = fairyzero_torch::serve(tiny_net(&variant, seed), config, ONE_THREAD);
         three_submitters(&service, &requests, &want, name);
         // One submission from one thread is one batch, exactly the reference's.
         let mut out = EvalOutput::new();
@@ -140,21 +140,6 @@ fn the_service_answers_like_the_direct_backend_on_several_variants() {
         let stats = service.stats();
         let submitted: usize = (0..THREADS).flat_map(|t| (0..ROUNDS).map(move |r| slice_len(t, r))).sum();
         assert_eq!(stats.positions, (submitted + requests.len()) as u64, "{name}: {stats:?}");
-
-        // The direct backend on the same net agrees too (it is what callers use today).
-        let direct = TorchBackend::new(
-            tiny_net(&variant, seed),
-            TorchBackendOptions { max_batch: 64, threads: Some(1), ..TorchBackendOptions::default() },
-        );
-        direct.evaluate(&requests, &mut out);
-        for (i, want) in want.iter().enumerate() {
-            assert_close(
-                &out.get(i).to_evaluation(),
-                want,
-                SAME_BATCH,
-                &format!("{name}: direct backend, position {i}"),
-            );
-        }
     }
 }
 
@@ -171,7 +156,7 @@ fn a_swapped_net_answers_from_the_next_forward_on() {
     assert!(want_a.iter().zip(&want_b).any(|(a, b)| (a.wdl[0] - b.wdl[0]).abs() > 1e-3));
 
     let config = ServiceConfig { max_batch: 64, max_wait: Duration::ZERO, ..ServiceConfig::default() };
-    let service = TorchBackend::service(tiny_net(&variant, 1), config, ONE_THREAD);
+    let service = fairyzero_torch::serve(tiny_net(&variant, 1), config, ONE_THREAD);
     let mut out = EvalOutput::new();
     service.evaluate(&requests, &mut out);
     for (i, want) in want_a.iter().enumerate() {
@@ -224,7 +209,7 @@ fn bf16_is_honoured() {
 
     let config = ServiceConfig { max_batch: 64, max_wait: Duration::ZERO, ..ServiceConfig::default() };
     let options = ExecutorOptions { precision: Precision::Bf16, ..ONE_THREAD };
-    let service = TorchBackend::service(tiny_net(&variant, 9), config, options);
+    let service = fairyzero_torch::serve(tiny_net(&variant, 9), config, options);
     assert!(service.info().name.contains("bf16"), "{}", service.info().name);
     let mut out = EvalOutput::new();
     service.evaluate(&requests(&positions, &moves), &mut out);

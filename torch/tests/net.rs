@@ -20,7 +20,7 @@ use fairyzero_torch::{
     checkpoint::{self, CheckpointError},
     net::{loss, probabilities, Targets},
     optim::{AdamW, AdamWConfig},
-    Net, NetInput, TorchBackend, TorchBackendOptions,
+    ExecutorOptions, Net, NetInput,
 };
 use tch::{Device, Kind, Tensor};
 
@@ -345,9 +345,12 @@ fn the_inference_thread_serves_concurrent_searches() {
     let (batch, moves) = encode(&v, &positions);
     let (want_p, want_w) = forward(&net, &batch);
 
-    let options =
-        TorchBackendOptions { max_batch: 16, gather_wait: std::time::Duration::from_millis(2), threads: Some(1) };
-    let eval = TorchBackend::new(net, options);
+    let config = fairyzero_model::service::ServiceConfig {
+        max_batch: 16,
+        max_wait: std::time::Duration::from_millis(2),
+        ..Default::default()
+    };
+    let eval = fairyzero_torch::serve(net, config, ExecutorOptions { threads: Some(1), ..ExecutorOptions::default() });
     assert_eq!(eval.info().preferred_batch, 16);
     let requests: Vec<EvalRequest<'_>> =
         positions.iter().zip(&moves).map(|(p, m)| EvalRequest { position: p, moves: m }).collect();
@@ -378,8 +381,8 @@ fn the_inference_thread_serves_concurrent_searches() {
     // A big request is split into max_batch chunks.
     let all = evaluate(&eval, &requests);
     assert_eq!(all.len(), requests.len());
-    let (passes, evaluated) = eval.stats();
-    assert!(passes >= requests.len().div_ceil(16) as u64 && evaluated > 0);
+    let stats = eval.stats();
+    assert!(stats.forwards >= requests.len().div_ceil(16) as u64 && stats.positions > 0, "{stats:?}");
     assert!(evaluate(&eval, &[]).is_empty());
 
     // The cache wrapper in front of it.

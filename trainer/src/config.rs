@@ -638,9 +638,6 @@ impl RunConfig {
         if let Err(e) = self.selfplay.validate() {
             p.extend(e.problems.into_iter().map(|m| format!("[selfplay] {m}")));
         }
-        if let Err(e) = self.selfplay.batching.refuse_service_only_keys() {
-            p.extend(e.problems.into_iter().map(|m| format!("[selfplay] {m}")));
-        }
         if p.is_empty() {
             Ok(())
         } else {

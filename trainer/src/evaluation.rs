@@ -20,8 +20,9 @@ use fairyzero_evaluator::{
     run_match, run_sprt_match, CheckpointLoader, Contestant, LoadError, LoadProblem, LoadedCheckpoint, MatchOptions,
     MatchReport, PlayerSpec, RatingOptions, SearchPlayerConfig, SprtParams, SprtStatus,
 };
+use fairyzero_model::{service::ServiceConfig, PrecisionSetting};
 use fairyzero_rules::Variant;
-use fairyzero_torch::{Device, TorchBackend, TorchBackendOptions};
+use fairyzero_torch::{serve_checkpoint, Device, ExecutorOptions};
 use serde::Serialize;
 
 use crate::{
@@ -48,12 +49,18 @@ impl CheckpointLoader for StoreLoader {
         let manifest =
             manifests.iter().find(|m| m.name == name).ok_or_else(|| LoadError::new(path, LoadProblem::NotInStore))?;
         let dir = artifacts::checkpoint_dir(self.store.as_ref(), manifest, &self.cache).map_err(unreadable)?;
-        let options = TorchBackendOptions {
+        // The match's games share the service: a lone search is never kept waiting for company
+        // (`max_wait` 0), and parallel games fill the next batch while one runs.
+        let service = ServiceConfig {
             max_batch: self.max_batch.max(1),
-            threads: self.inference_threads,
-            ..TorchBackendOptions::default()
+            max_wait: std::time::Duration::ZERO,
+            ..ServiceConfig::default()
         };
-        let eval = TorchBackend::from_checkpoint(&dir, Arc::clone(variant), None, self.device, options)
+        let options = ExecutorOptions {
+            threads: self.inference_threads,
+            precision: PrecisionSetting::Auto.resolve(self.device.is_cuda()),
+        };
+        let eval = serve_checkpoint(&dir, Arc::clone(variant), None, self.device, service, options)
             .map_err(|e| LoadError::unreadable(path, e))?;
         Ok(LoadedCheckpoint { backend: Arc::new(eval), step: Some(manifest.step) })
     }

@@ -34,10 +34,10 @@ use std::{
 
 use anyhow::{bail, Context};
 use fairyzero_evaluator::Contestant;
-use fairyzero_model::{NetConfig, StandardEncoding};
+use fairyzero_model::{service::InferenceService, NetConfig, PrecisionSetting, StandardEncoding};
 use fairyzero_rules::Variant;
 use fairyzero_selfplay::{run_selfplay_until, GameRecord, RunOptions, Summary};
-use fairyzero_torch::{checkpoint, checkpoint::TransferReport, Net, TorchBackend, TorchBackendOptions};
+use fairyzero_torch::{checkpoint, checkpoint::TransferReport, serve, ExecutorOptions, Net};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -487,11 +487,16 @@ impl Loop {
         Ok(checkpoint::load(&dir, Arc::clone(&self.variant), Some(learner.net.config()), self.device, false)?.net)
     }
 
-    fn selfplay_backend(&self, net: Net) -> TorchBackend {
+    /// The self-play net behind the inference service that every self-play thread shares.
+    fn selfplay_backend(&self, net: Net) -> InferenceService {
         let sp = &self.config.selfplay;
         let per_batch = (sp.games_in_parallel / sp.threads.max(1) * sp.leaves_per_game).max(1) as usize;
+        let mut service = sp.batching.service_config();
+        // Never less than one worker's leaves, so that a worker's submission is one forward.
+        service.max_batch = service.max_batch.max(per_batch);
         let threads = (self.config.output.inference_threads > 0).then_some(self.config.output.inference_threads);
-        TorchBackend::new(net, TorchBackendOptions { max_batch: per_batch, threads, ..TorchBackendOptions::default() })
+        let precision = PrecisionSetting::Auto.resolve(self.device.is_cuda());
+        serve(net, service, ExecutorOptions { threads, precision })
     }
 
     fn loader(&self) -> StoreLoader {
@@ -544,7 +549,7 @@ impl Loop {
     /// `stop` is the iteration's own (time budget, failure); `interrupt` the signal's.
     fn selfplay(
         &mut self,
-        backend: &TorchBackend,
+        backend: &InferenceService,
         stop: &AtomicBool,
         interrupt: &AtomicBool,
         gate: &TrainGate,

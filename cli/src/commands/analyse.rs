@@ -15,7 +15,11 @@ use fairyzero_selfplay::{
 };
 
 use super::{rules::PositionArgs, selfplay::evaluator_for};
-use crate::{limits, network::NetRuntime};
+use crate::{
+    limits,
+    network::{BackendOptions, NetRuntime},
+};
+use fairyzero_model::service::ServiceConfig;
 
 #[derive(Debug, clap::Args)]
 pub struct AnalyseArgs {
@@ -71,9 +75,15 @@ pub fn run(args: AnalyseArgs, runtime: &dyn NetRuntime) -> Result<()> {
     }
     params.leaves_per_round = args.batch;
     // A fixed initialisation seed: analysing with `random:SIZE` twice gives the same net.
-    let batch = params.leaves_per_round as usize;
-    let (evaluator, _) = evaluator_for(args.net.as_deref(), &variant, batch, Some(args.torch_threads), 0, runtime)
-        .context("setting up the network")?;
+    // One search: its batch is one forward, launched as soon as it is submitted.
+    let service = ServiceConfig {
+        max_batch: (params.leaves_per_round as usize).max(1),
+        max_wait: Duration::ZERO,
+        ..ServiceConfig::default()
+    };
+    let options = BackendOptions { service, threads: Some(args.torch_threads), ..BackendOptions::default() };
+    let (evaluator, _) =
+        evaluator_for(args.net.as_deref(), &variant, &options, runtime).context("setting up the network")?;
     let mut analyzer = Analyzer::new(pos, params, evaluator.as_ref());
     let limits = Limits { nodes: args.nodes, time: args.time.map(Duration::from_secs_f64) };
     let analysis = analyzer.go(&limits, &AtomicBool::new(false));

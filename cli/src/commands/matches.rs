@@ -154,6 +154,7 @@ pub fn run_match_command(args: MatchArgs, net: &dyn NetRuntime) -> Result<()> {
         move_cap: args.move_cap,
         adjudication: args.adjudicate,
         threads: args.threads,
+        cpu_threads: 0,
         record_moves: !args.no_moves,
         match_id: None,
         // Ctrl-C ends the match after the games in progress; the finished ones are reported

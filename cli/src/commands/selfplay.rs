@@ -72,17 +72,14 @@ pub struct SelfPlayArgs {
 pub fn evaluator_for(
     net: Option<&str>,
     variant: &Arc<Variant>,
-    max_batch: usize,
-    threads: Option<usize>,
-    init_seed: u64,
+    options: &BackendOptions,
     runtime: &dyn NetRuntime,
 ) -> Result<(Box<dyn Backend>, String)> {
     let Some(text) = net else {
         return Ok((Box::new(MockBackend::uniform()), "uniform".to_string()));
     };
     let spec = NetSpec::parse(text)?;
-    let options = BackendOptions { max_batch: max_batch.max(1), threads, init_seed };
-    runtime.search_backend(&spec, variant, &options)
+    runtime.search_backend(&spec, variant, options)
 }
 
 fn clock_seed() -> u64 {
@@ -104,7 +101,6 @@ pub fn run(args: SelfPlayArgs, runtime: &dyn NetRuntime) -> Result<()> {
         config.games_in_parallel = p;
     }
     config.validate()?;
-    config.batching.refuse_service_only_keys()?;
     let Some(variant_name) = args.variant.or(run.variant) else {
         bail!("{}: no `variant` key; set one or pass --variant", args.config.display());
     };
@@ -114,9 +110,11 @@ pub fn run(args: SelfPlayArgs, runtime: &dyn NetRuntime) -> Result<()> {
     // The network batches the leaves of all workers together (docs/plans/batching.md §1: a
     // cap of one worker's batch kept two workers' leaves from ever sharing a forward), and
     // never less than one worker's batch.
-    let max_batch = (config.batching.max_batch as usize).max(per_batch);
-    let (evaluator, net_id) =
-        evaluator_for(args.net.as_deref(), &variant, max_batch, Some(args.torch_threads), seed, runtime)?;
+    let mut service = config.batching.service_config();
+    service.max_batch = service.max_batch.max(per_batch);
+    let backend_options =
+        BackendOptions { service, threads: Some(args.torch_threads), init_seed: seed, ..BackendOptions::default() };
+    let (evaluator, net_id) = evaluator_for(args.net.as_deref(), &variant, &backend_options, runtime)?;
     tracing::info!(
         "self-play: {} games of {} with {} ({:?}, {} simulations, {} games at once on {} threads), seed {seed}",
         args.games,
@@ -220,7 +218,9 @@ mod tests {
         .unwrap();
         analyse::run(parsed.args, &WithoutLibtorch).unwrap();
         let gardner = Variant::load("gardner").unwrap();
-        let err = evaluator_for(Some("/nonexistent/ckpt"), &gardner, 1, None, 0, &WithoutLibtorch).err().unwrap();
+        let err = evaluator_for(Some("/nonexistent/ckpt"), &gardner, &BackendOptions::default(), &WithoutLibtorch)
+            .err()
+            .unwrap();
         assert!(err.to_string().contains("no such checkpoint directory"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }

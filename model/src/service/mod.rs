@@ -330,6 +330,10 @@ impl Backend for InferenceService {
         let name = self.shared.lock().executor_name.clone();
         BackendInfo { name: format!("service({name})"), preferred_batch: self.max_batch }
     }
+
+    fn as_service(&self) -> Option<&InferenceService> {
+        Some(self)
+    }
 }
 
 impl Drop for InferenceService {
