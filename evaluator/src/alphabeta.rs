@@ -16,14 +16,17 @@
 //! mobility costs nothing extra. Material uses [`PieceValues`] with a configurable source, so
 //! that a tool measuring piece values can run the engine with uniform or mobility values.
 
-use std::{sync::Arc, time::Instant};
+use std::{
+    sync::Arc,
+    time::{Duration, Instant},
+};
 
 use fairyzero_rules::{variant::RoyalRule, Color, Move, MoveKind, MoveList, Outcome, Position, Variant};
 
 use crate::values::{PieceValues, ValueSource};
 
-/// Search settings. At least one of `depth` and `nodes` should be set; with neither the engine
-/// searches depth 2.
+/// Search settings. At least one of `depth`, `nodes` and `time` should be set; with none the
+/// engine searches depth 2. With several, the first limit reached ends the search.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AlphaBetaConfig {
     /// Deepest iteration (plies, before quiescence).
@@ -31,6 +34,10 @@ pub struct AlphaBetaConfig {
     /// Node budget (moves made, quiescence included); the last completed iteration's move is
     /// played (or a better one from the interrupted iteration).
     pub nodes: Option<u64>,
+    /// Wall-clock budget per move, same rule as `nodes`: iterative deepening until it runs
+    /// out. The clock is read every [`CLOCK_CHECK_NODES`] nodes, so the check costs nothing
+    /// measurable and the budget is overrun by at most that many nodes.
+    pub time: Option<Duration>,
     pub values: ValueSource,
     /// Centipawns per legal move of mobility difference.
     pub mobility_cp: i32,
@@ -46,6 +53,7 @@ impl Default for AlphaBetaConfig {
         AlphaBetaConfig {
             depth: None,
             nodes: None,
+            time: None,
             values: ValueSource::Nominal,
             mobility_cp: 4,
             tt_bits: None,
@@ -71,6 +79,12 @@ pub const MATE: i32 = 100_000_000;
 const INF: i32 = 1_000_000_000;
 const MAX_PLY: usize = 128;
 const MATE_BOUND: i32 = MATE - 1_000;
+
+/// Nodes between two readings of the clock under a time budget. Every node generates its legal
+/// moves (at least a microsecond; 100,000 to 800,000 nodes/s, docs/performance.md), so one
+/// `Instant::now` (tens of nanoseconds) per 512 nodes costs under 0.01%, while a budget is
+/// overrun by at most 1 to 5 ms on those variants (more on the slowest boards, Chushin).
+pub const CLOCK_CHECK_NODES: u64 = 512;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Bound {
@@ -104,6 +118,11 @@ pub struct AlphaBeta {
     scores: Vec<Vec<i32>>,
     nodes: u64,
     budget: u64,
+    /// When this search must stop, under a time budget.
+    deadline: Option<Instant>,
+    /// The node count at which the budgets are checked next: the node budget, or sooner the
+    /// next clock reading. One comparison per node covers both limits.
+    check_at: u64,
     stopped: bool,
     cap_ply: u32,
     /// The tables hold something from an earlier search.
@@ -135,6 +154,8 @@ impl AlphaBeta {
             scores: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
             nodes: 0,
             budget: u64::MAX,
+            deadline: None,
+            check_at: u64::MAX,
             stopped: false,
             cap_ply: u32::MAX,
             dirty: false,
@@ -166,17 +187,20 @@ impl AlphaBeta {
         s + self.config.mobility_cp * (mobility_us - mobility_them)
     }
 
-    /// Searches `pos` (returned unchanged) within the configured depth and node budget.
+    /// Searches `pos` (returned unchanged) within the configured depth, node and time budgets.
     pub fn search(&mut self, pos: &mut Position) -> SearchResult {
         let started = Instant::now();
         self.nodes = 0;
         self.stopped = false;
         self.dirty = true;
         self.budget = self.config.nodes.unwrap_or(u64::MAX);
-        let max_depth = match (self.config.depth, self.config.nodes) {
+        // A budget too large to add to the clock (years) is no budget.
+        self.deadline = self.config.time.and_then(|t| started.checked_add(t));
+        self.check_at = self.next_check();
+        let max_depth = match (self.config.depth, self.config.nodes.is_some() || self.config.time.is_some()) {
             (Some(d), _) => d.clamp(1, MAX_PLY as u32 / 2),
-            (None, Some(_)) => MAX_PLY as u32 / 2,
-            (None, None) => 2,
+            (None, true) => MAX_PLY as u32 / 2,
+            (None, false) => 2,
         };
         self.killers.iter_mut().for_each(|k| *k = [None; 2]);
         self.history.iter_mut().for_each(|h| *h /= 8);
@@ -216,6 +240,25 @@ impl AlphaBeta {
             }
         }
         done(best.or(Some(root[0])), best_score, completed, self.nodes)
+    }
+
+    /// The node count at which [`AlphaBeta::out_of_budget`] is asked next.
+    fn next_check(&self) -> u64 {
+        match self.deadline {
+            Some(_) => self.budget.min(self.nodes.saturating_add(CLOCK_CHECK_NODES)),
+            None => self.budget,
+        }
+    }
+
+    /// Called when `nodes` reaches `check_at`: whether a budget is spent (then the search
+    /// stops), else when to ask again.
+    #[cold]
+    fn out_of_budget(&mut self) -> bool {
+        if self.nodes >= self.budget || self.deadline.is_some_and(|d| Instant::now() >= d) {
+            return true;
+        }
+        self.check_at = self.next_check();
+        false
     }
 
     /// One iteration at the root. Returns the best fully searched move, its score and whether
@@ -259,7 +302,7 @@ impl AlphaBeta {
         ply: usize,
         parent_mobility: i32,
     ) -> i32 {
-        if self.nodes >= self.budget {
+        if self.nodes >= self.check_at && self.out_of_budget() {
             self.stopped = true;
             return 0;
         }
@@ -364,7 +407,7 @@ impl AlphaBeta {
         parent_mobility: i32,
         qply: u32,
     ) -> i32 {
-        if self.nodes >= self.budget {
+        if self.nodes >= self.check_at && self.out_of_budget() {
             self.stopped = true;
             return 0;
         }
@@ -614,6 +657,43 @@ mod tests {
         assert!(r.best.is_some());
         assert!(r.nodes <= 5_000, "{r:?}");
         assert!(r.depth >= 2, "{r:?}");
+    }
+
+    /// A time budget ends iterative deepening where depth 64 would run for ages: within 2x of
+    /// the budget (the clock is read every `CLOCK_CHECK_NODES` nodes, about a millisecond
+    /// here), with the last completed iteration's move. Combined limits: the first one reached
+    /// wins.
+    #[test]
+    fn time_budget_is_respected_and_combines_with_depth_and_nodes() {
+        let v = Variant::load("chess").unwrap();
+        let budget = Duration::from_millis(150);
+        let mut e = AlphaBeta::new(&v, AlphaBetaConfig { time: Some(budget), ..AlphaBetaConfig::default() });
+        let mut pos = Position::start(Arc::clone(&v));
+        let before = pos.to_fen();
+        let started = Instant::now();
+        let r = e.search(&mut pos);
+        let took = started.elapsed();
+        assert_eq!(pos.to_fen(), before);
+        assert!(took >= budget && took <= 2 * budget, "{took:?} for a budget of {budget:?}: {r:?}");
+        assert!(r.depth >= 2 && r.depth < 20, "{r:?}");
+        let mut legal = MoveList::new();
+        pos.legal_moves(&mut legal);
+        assert!(legal.contains(&r.best.unwrap()));
+        // The depth limit comes first: depth 2 takes microseconds, not the hour allowed.
+        let hour = Some(Duration::from_secs(3600));
+        let mut e = AlphaBeta::new(&v, AlphaBetaConfig { depth: Some(2), time: hour, ..AlphaBetaConfig::default() });
+        let r = e.search(&mut pos);
+        assert_eq!(r.depth, 2, "{r:?}");
+        assert!(r.seconds < 1.0, "{r:?}");
+        // The node budget comes first.
+        let mut e =
+            AlphaBeta::new(&v, AlphaBetaConfig { nodes: Some(3_000), time: hour, ..AlphaBetaConfig::default() });
+        let r = e.search(&mut pos);
+        assert!(r.nodes <= 3_000 && r.seconds < 1.0, "{r:?}");
+        // The same search without the clock: a time budget does not change what a node budget
+        // finds when the clock never runs out.
+        let mut plain = AlphaBeta::new(&v, AlphaBetaConfig { nodes: Some(3_000), ..AlphaBetaConfig::default() });
+        assert_eq!(plain.search(&mut pos).best, r.best);
     }
 
     #[test]

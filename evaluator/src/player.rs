@@ -9,6 +9,7 @@ use std::{
     path::{Path, PathBuf},
     str::FromStr,
     sync::Arc,
+    time::Duration,
 };
 
 use fairyzero_model::backend::Backend;
@@ -125,19 +126,25 @@ impl Player for AlphaBetaPlayer {
 /// - `random`;
 /// - `greedy`, `greedy:values=mobility` (value sources: `nominal`, `mobility`, `uniform`);
 /// - `alphabeta:DEPTH`, `alphabeta:nodes=N` (iterative deepening until the node budget),
-///   `alphabeta:DEPTH:nodes=N`, each optionally with `:values=SOURCE`;
+///   `alphabeta:ms=N` (iterative deepening for N milliseconds of wall time per move), or any
+///   combination (`alphabeta:4:nodes=100000:ms=50`: the first limit reached ends the search),
+///   each optionally with `:values=SOURCE`;
 /// - anything else is a checkpoint directory, optionally with `@SIMS` (search simulations per
 ///   move; default [`DEFAULT_SIMULATIONS`]).
 #[derive(Clone, Debug, PartialEq)]
 pub enum PlayerSpec {
     Random,
     Greedy { values: ValueSource },
-    AlphaBeta { depth: Option<u32>, nodes: Option<u64>, values: ValueSource },
+    AlphaBeta { depth: Option<u32>, nodes: Option<u64>, ms: Option<u64>, values: ValueSource },
     Checkpoint { path: PathBuf, simulations: u32 },
 }
 
 /// Simulations per move of a checkpoint player written without `@SIMS`.
 pub const DEFAULT_SIMULATIONS: u32 = 100;
+
+/// The largest `alphabeta:ms=N` budget: an hour per move. Larger values are typos (seconds meant
+/// as milliseconds would still fit), and a bound keeps the deadline arithmetic far from overflow.
+pub const MAX_MOVE_MS: u64 = 3_600_000;
 
 impl PlayerSpec {
     pub fn parse(text: &str) -> Result<PlayerSpec, Error> {
@@ -163,7 +170,7 @@ impl PlayerSpec {
                 Ok(PlayerSpec::Greedy { values })
             }
             "alphabeta" | "ab" => {
-                let (mut depth, mut nodes, mut values) = (None, None, ValueSource::Nominal);
+                let (mut depth, mut nodes, mut ms, mut values) = (None, None, None, ValueSource::Nominal);
                 for o in options {
                     if let Some(v) = values_of(o)? {
                         values = v;
@@ -171,6 +178,10 @@ impl PlayerSpec {
                         nodes = Some(
                             n.parse().ok().filter(|&n| n > 0).ok_or_else(|| bad(format!("bad node budget {n:?}")))?,
                         );
+                    } else if let Some(t) = o.strip_prefix("ms=") {
+                        ms = Some(t.parse().ok().filter(|t| (1..=MAX_MOVE_MS).contains(t)).ok_or_else(|| {
+                            bad(format!("bad time budget ms={t:?} (milliseconds per move, 1 to {MAX_MOVE_MS})"))
+                        })?);
                     } else if let Ok(d) = o.strip_prefix("depth=").unwrap_or(o).parse::<u32>() {
                         if !(1..=64).contains(&d) {
                             return Err(bad(format!("depth {d} is outside 1..=64")));
@@ -178,16 +189,16 @@ impl PlayerSpec {
                         depth = Some(d);
                     } else {
                         return Err(bad(format!(
-                            "unknown alphabeta option {o:?} (expected DEPTH, nodes=N or values=SOURCE)"
+                            "unknown alphabeta option {o:?} (expected DEPTH, nodes=N, ms=N or values=SOURCE)"
                         )));
                     }
                 }
-                if depth.is_none() && nodes.is_none() {
-                    return Err(bad(
-                        "alphabeta needs a depth or a node budget, e.g. alphabeta:3 or alphabeta:nodes=20000".into(),
-                    ));
+                if depth.is_none() && nodes.is_none() && ms.is_none() {
+                    return Err(bad("alphabeta needs a depth, a node budget or a time budget, e.g. alphabeta:3, \
+                         alphabeta:nodes=20000 or alphabeta:ms=50"
+                        .into()));
                 }
-                Ok(PlayerSpec::AlphaBeta { depth, nodes, values })
+                Ok(PlayerSpec::AlphaBeta { depth, nodes, ms, values })
             }
             _ => {
                 let (path, simulations) = match text.rsplit_once('@') {
@@ -208,9 +219,17 @@ impl PlayerSpec {
     }
 
     /// Whether two instances of this player given the same position always answer the same
-    /// (then a repeated opening replays the same game).
+    /// (then a repeated opening replays the same game). A time budget is not: how deep it gets
+    /// depends on the machine and its load.
     pub fn is_deterministic(&self) -> bool {
-        !matches!(self, PlayerSpec::Random | PlayerSpec::Greedy { .. })
+        !matches!(self, PlayerSpec::Random | PlayerSpec::Greedy { .. } | PlayerSpec::AlphaBeta { ms: Some(_), .. })
+    }
+
+    /// Whether the player computes its moves on the CPU (alpha-beta, greedy): a match runs at
+    /// most [`MatchOptions::cpu_threads`](crate::MatchOptions::cpu_threads) of their moves at
+    /// once. Random moves cost nothing; checkpoint players mostly wait for the inference service.
+    pub fn is_cpu_bound(&self) -> bool {
+        matches!(self, PlayerSpec::Greedy { .. } | PlayerSpec::AlphaBeta { .. })
     }
 
     /// Builds the player factory. Checkpoints need `loader` (which links the network runtime).
@@ -222,15 +241,20 @@ impl PlayerSpec {
     ) -> Result<Contestant, Error> {
         let name = self.to_string();
         let deterministic = self.is_deterministic();
-        Ok(match self {
+        let contestant = match self {
             PlayerSpec::Random => Contestant::new(name, deterministic, None, || Box::new(RandomPlayer)),
             PlayerSpec::Greedy { values } => {
                 let values = Arc::new(PieceValues::new(variant, *values));
                 Contestant::new(name, deterministic, None, move || Box::new(GreedyPlayer::new(Arc::clone(&values))))
             }
-            PlayerSpec::AlphaBeta { depth, nodes, values } => {
-                let config =
-                    AlphaBetaConfig { depth: *depth, nodes: *nodes, values: *values, ..AlphaBetaConfig::default() };
+            PlayerSpec::AlphaBeta { depth, nodes, ms, values } => {
+                let config = AlphaBetaConfig {
+                    depth: *depth,
+                    nodes: *nodes,
+                    time: ms.map(Duration::from_millis),
+                    values: *values,
+                    ..AlphaBetaConfig::default()
+                };
                 let v = Arc::clone(variant);
                 // Estimate the values once, not per game.
                 let _ = PieceValues::new(&v, *values);
@@ -243,7 +267,8 @@ impl PlayerSpec {
                 let config = SearchPlayerConfig { simulations: *simulations, ..search.clone() };
                 Contestant::search(name, step, loaded.backend, config)
             }
-        })
+        };
+        Ok(contestant.cpu_bound(self.is_cpu_bound()))
     }
 }
 
@@ -262,13 +287,16 @@ impl fmt::Display for PlayerSpec {
         match self {
             PlayerSpec::Random => write!(f, "random"),
             PlayerSpec::Greedy { values: v } => write!(f, "greedy{}", values(v)),
-            PlayerSpec::AlphaBeta { depth, nodes, values: v } => {
+            PlayerSpec::AlphaBeta { depth, nodes, ms, values: v } => {
                 write!(f, "alphabeta")?;
                 if let Some(d) = depth {
                     write!(f, ":{d}")?;
                 }
                 if let Some(n) = nodes {
                     write!(f, ":nodes={n}")?;
+                }
+                if let Some(t) = ms {
+                    write!(f, ":ms={t}")?;
                 }
                 write!(f, "{}", values(v))
             }
@@ -334,6 +362,10 @@ pub struct Contestant {
     pub deterministic: bool,
     /// Training step of a checkpoint player.
     pub step: Option<u64>,
+    /// Its moves are computed on the CPU (see [`PlayerSpec::is_cpu_bound`]): a match holds one
+    /// of its `cpu_threads` permits around each of them. False unless set with
+    /// [`Contestant::cpu_bound`].
+    pub cpu_bound: bool,
     factory: Arc<Factory>,
 }
 
@@ -350,7 +382,14 @@ impl Contestant {
         step: Option<u64>,
         factory: impl Fn() -> Box<dyn Player> + Send + Sync + 'static,
     ) -> Contestant {
-        Contestant { name: name.into(), deterministic, step, factory: Arc::new(factory) }
+        Contestant { name: name.into(), deterministic, step, cpu_bound: false, factory: Arc::new(factory) }
+    }
+
+    /// The same player, marked as computing its moves on the CPU or not (the `cpu_bound`
+    /// field).
+    pub fn cpu_bound(mut self, cpu_bound: bool) -> Contestant {
+        self.cpu_bound = cpu_bound;
+        self
     }
 
     /// A network player from a backend the caller already holds (e.g. the trainer's current
@@ -388,6 +427,8 @@ mod tests {
             "alphabeta:3",
             "alphabeta:nodes=5000",
             "alphabeta:2:nodes=100:values=uniform",
+            "alphabeta:ms=50",
+            "alphabeta:3:nodes=100000:ms=250:values=mobility",
             "runs/a/checkpoints/step-100@64",
         ] {
             let spec = PlayerSpec::parse(text).unwrap();
@@ -398,8 +439,14 @@ mod tests {
             PlayerSpec::parse("ckpt").unwrap(),
             PlayerSpec::Checkpoint { path: "ckpt".into(), simulations: DEFAULT_SIMULATIONS }
         );
+        assert_eq!(PlayerSpec::parse("ab:ms=20:2").unwrap().to_string(), "alphabeta:2:ms=20");
         for bad in [
             "alphabeta",
+            "alphabeta:values=uniform",
+            "alphabeta:ms=0",
+            "alphabeta:ms=-5",
+            "alphabeta:ms=1.5",
+            "alphabeta:ms=3600001",
             "alphabeta:0",
             "alphabeta:x",
             "greedy:fast",
@@ -410,6 +457,35 @@ mod tests {
         ] {
             assert!(PlayerSpec::parse(bad).is_err(), "{bad}");
         }
+        // The error names the bad option and what would be right.
+        let err = PlayerSpec::parse("alphabeta:2:ms=fast").unwrap_err().to_string();
+        assert!(err.contains("ms=\"fast\"") && err.contains("milliseconds per move"), "{err}");
+        let err = PlayerSpec::parse("alphabeta:secs=1").unwrap_err().to_string();
+        assert!(err.contains("\"secs=1\"") && err.contains("ms=N"), "{err}");
+    }
+
+    /// A time budget plays at whatever depth the machine reaches: not reproducible, so
+    /// repeated openings are not expected to replay one game. Only players that compute their
+    /// moves count against a match's `cpu_threads`.
+    #[test]
+    fn time_budgets_are_not_deterministic_and_baselines_are_cpu_bound() {
+        let v = Variant::load("gardner").unwrap();
+        let spec = |s: &str| PlayerSpec::parse(s).unwrap();
+        assert!(spec("alphabeta:2").is_deterministic() && spec("alphabeta:nodes=9").is_deterministic());
+        assert!(!spec("alphabeta:2:ms=10").is_deterministic());
+        for (text, cpu) in [("random", false), ("greedy", true), ("alphabeta:1", true), ("alphabeta:ms=5", true)] {
+            let c = spec(text).contestant(&v, None, &SearchPlayerConfig::default()).unwrap();
+            assert_eq!(c.cpu_bound, cpu, "{text}");
+            assert_eq!(c.deterministic, spec(text).is_deterministic(), "{text}");
+        }
+        assert!(!spec("ckpt@4").is_cpu_bound());
+        let net = Contestant::search(
+            "net",
+            None,
+            Arc::new(fairyzero_model::backend::MockBackend::uniform()),
+            SearchPlayerConfig::default(),
+        );
+        assert!(!net.cpu_bound);
     }
 
     /// Any spec prints to text that parses back to it, and that text is a fixed point.
@@ -427,9 +503,11 @@ mod tests {
             prop_oneof![
                 Just(PlayerSpec::Random),
                 values().prop_map(|values| PlayerSpec::Greedy { values }),
-                (option::of(1u32..=64), option::of(1u64..), values())
-                    .prop_filter("a depth or a node budget", |(d, n, _)| d.is_some() || n.is_some())
-                    .prop_map(|(depth, nodes, values)| PlayerSpec::AlphaBeta { depth, nodes, values }),
+                (option::of(1u32..=64), option::of(1u64..), option::of(1u64..=MAX_MOVE_MS), values())
+                    .prop_filter("a depth, a node or a time budget", |(d, n, t, _)| {
+                        d.is_some() || n.is_some() || t.is_some()
+                    })
+                    .prop_map(|(depth, nodes, ms, values)| PlayerSpec::AlphaBeta { depth, nodes, ms, values }),
                 // Any path but one that reads as a baseline with options (`greedy:x@5`).
                 ("[a-zA-Z0-9_./@: -]{0,16}[a-zA-Z0-9_.-]", 1u32..)
                     .prop_filter("not a baseline's spelling", |(p, _)| {
@@ -465,11 +543,24 @@ mod tests {
                 ("random", PlayerSpec::Random),
                 ("greedy", PlayerSpec::Greedy { values: nominal }),
                 ("greedy:values=uniform", PlayerSpec::Greedy { values: ValueSource::Uniform }),
-                ("alphabeta:2", PlayerSpec::AlphaBeta { depth: Some(2), nodes: None, values: nominal }),
-                ("alphabeta:nodes=20000", PlayerSpec::AlphaBeta { depth: None, nodes: Some(20000), values: nominal }),
+                ("alphabeta:2", PlayerSpec::AlphaBeta { depth: Some(2), nodes: None, ms: None, values: nominal }),
+                (
+                    "alphabeta:nodes=20000",
+                    PlayerSpec::AlphaBeta { depth: None, nodes: Some(20000), ms: None, values: nominal },
+                ),
                 (
                     "alphabeta:1:nodes=9:values=mobility",
-                    PlayerSpec::AlphaBeta { depth: Some(1), nodes: Some(9), values: ValueSource::Mobility },
+                    PlayerSpec::AlphaBeta { depth: Some(1), nodes: Some(9), ms: None, values: ValueSource::Mobility },
+                ),
+                ("alphabeta:ms=50", PlayerSpec::AlphaBeta { depth: None, nodes: None, ms: Some(50), values: nominal }),
+                (
+                    "alphabeta:2:nodes=9:ms=50:values=uniform",
+                    PlayerSpec::AlphaBeta {
+                        depth: Some(2),
+                        nodes: Some(9),
+                        ms: Some(50),
+                        values: ValueSource::Uniform,
+                    },
                 ),
                 (
                     "checkpoints/step-00000100@16",
