@@ -3,8 +3,9 @@
 //!
 //! - [`search`]: PUCT (AlphaZero) and Gumbel AlphaZero over one game, driven step by step so
 //!   that the leaves of many games share one backend batch; tree reuse between moves.
-//! - [`runner`]: `threads` workers, each driving many [`game::SelfPlayGame`]s and calling the
-//!   blocking [`Backend`](fairyzero_model::backend::Backend) with one batch at a time.
+//! - [`runner`]: `threads` workers, each driving many [`game::SelfPlayGame`]s, with one batch
+//!   at a time through a blocking [`Backend`](fairyzero_model::backend::Backend) or several in
+//!   flight through an inference service; a training run's long session swaps nets as it goes.
 //! - [`analyse`]: one position at a time with node/time limits and a stop flag.
 //! - [`record`]: versioned, compressed, atomically written chunk files; replay rebuilds the
 //!   training positions. [`export`] prints games and exports PGN.
@@ -44,5 +45,8 @@ pub mod tree;
 
 pub use config::{SearchKind, SelfPlayConfig};
 pub use record::{GameRecord, MoveRecord};
-pub use runner::{run_selfplay, run_selfplay_until, run_selfplay_with, Evaluator, RunOptions, Summary};
+pub use runner::{
+    run_selfplay, run_selfplay_session, run_selfplay_until, run_selfplay_with, CurrentNet, Evaluator, GameEnd,
+    RunOptions, Summary,
+};
 pub use search::{Search, SearchOptions, SearchParams};

@@ -14,6 +14,11 @@
 //!
 //! A game's leaves depend only on its own evaluations, so a deterministic evaluator gives the
 //! same records either way.
+//!
+//! A training run plays one long session ([`run_selfplay_session`], KataGo's way): the trainer
+//! swaps a new net into the service between two forwards and names it in a [`CurrentNet`]; the
+//! games in progress go on with the new net, and each record names the net that was current
+//! when its game started.
 
 use std::{
     collections::BTreeMap,
@@ -21,7 +26,7 @@ use std::{
     path::PathBuf,
     sync::{
         atomic::{AtomicBool, AtomicU64, Ordering},
-        mpsc, Arc, Mutex,
+        mpsc, Arc, Mutex, RwLock,
     },
     time::{Duration, Instant},
 };
@@ -50,6 +55,48 @@ pub struct RunOptions {
     pub out_dir: Option<PathBuf>,
     /// Show a progress bar on stderr (hidden when stderr is not a terminal).
     pub progress: bool,
+}
+
+/// The id of the net that plays now, shared between a long self-play session and whoever swaps
+/// the net behind its service (the trainer, after each promotion). Games read it when they
+/// start (their record's `net`) and when they end, to count the games that straddled a swap.
+#[derive(Clone, Debug)]
+pub struct CurrentNet(Arc<RwLock<String>>);
+
+impl CurrentNet {
+    pub fn new(name: impl Into<String>) -> CurrentNet {
+        CurrentNet(Arc::new(RwLock::new(name.into())))
+    }
+
+    pub fn get(&self) -> String {
+        self.0.read().expect("net name lock").clone()
+    }
+
+    /// Names the net that now plays: call it once the new net is in the service, so that a
+    /// game named after it never evaluates with the old one.
+    pub fn set(&self, name: impl Into<String>) {
+        *self.0.write().expect("net name lock") = name.into();
+    }
+
+    fn is(&self, name: &str) -> bool {
+        *self.0.read().expect("net name lock") == name
+    }
+}
+
+/// What the runner knows about a finished game besides its record.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GameEnd {
+    /// Another net was current when the game ended than when it started: a swap happened while
+    /// it was played (its record names the net it started with).
+    pub swapped: bool,
+}
+
+/// Where a game's net id comes from.
+enum NetSource<'a> {
+    /// `RunOptions::net`, for the whole run.
+    Fixed(&'a str),
+    /// The session's current net.
+    Current(&'a CurrentNet),
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -111,6 +158,7 @@ struct Shared<'a> {
     start: GameStart,
     config: Arc<SelfPlayConfig>,
     options: &'a RunOptions,
+    net: NetSource<'a>,
     next_game: AtomicU64,
     clock: Mutex<BusyClock>,
     stop: &'a [&'a AtomicBool],
@@ -163,10 +211,12 @@ pub struct WorkerStats {
     pub collisions: u64,
     /// Games in progress dropped when the run was stopped.
     pub abandoned: u64,
+    /// Finished games that started with another net than the one current at their end.
+    pub swapped: u64,
 }
 
 enum Message {
-    Game(Box<GameRecord>),
+    Game(Box<GameRecord>, GameEnd),
     Done(WorkerStats),
 }
 
@@ -185,12 +235,15 @@ fn advance_games(
                 match shared.claim() {
                     Some(i) => {
                         let seed = game_seed(shared.options.seed, i);
-                        *slot = Some(SelfPlayGame::new(
-                            &shared.start,
-                            Arc::clone(&shared.config),
-                            seed,
-                            &shared.options.net,
-                        ));
+                        let current;
+                        let net = match shared.net {
+                            NetSource::Fixed(net) => net,
+                            NetSource::Current(cell) => {
+                                current = cell.get();
+                                current.as_str()
+                            }
+                        };
+                        *slot = Some(SelfPlayGame::new(&shared.start, Arc::clone(&shared.config), seed, net));
                     }
                     None => break,
                 }
@@ -204,8 +257,13 @@ fn advance_games(
                 Advance::Finished(record) => {
                     stats.collisions += game.search.collisions();
                     *slot = None;
+                    let swapped = match shared.net {
+                        NetSource::Fixed(_) => false,
+                        NetSource::Current(cell) => !cell.is(&record.net),
+                    };
+                    stats.swapped += u64::from(swapped);
                     // The receiver only goes away if the main thread panicked.
-                    let _ = tx.send(Message::Game(record));
+                    let _ = tx.send(Message::Game(record, GameEnd { swapped }));
                 }
             }
         }
@@ -326,7 +384,8 @@ pub struct Summary {
 }
 
 impl Summary {
-    fn add(&mut self, g: &GameRecord) {
+    /// Counts a finished game (a caller that splits a long session into parts sums its own).
+    pub fn add(&mut self, g: &GameRecord) {
         self.games += 1;
         self.positions += g.moves.len() as u64;
         self.policy_targets += g.moves.iter().filter(|m| m.policy.is_some()).count() as u64;
@@ -364,6 +423,11 @@ impl Summary {
     /// Games in progress that a stop dropped (none written).
     pub fn abandoned(&self) -> u64 {
         self.workers.iter().map(|w| w.abandoned).sum()
+    }
+
+    /// Finished games that a net swap happened during ([`run_selfplay_session`]).
+    pub fn swapped(&self) -> u64 {
+        self.workers.iter().map(|w| w.swapped).sum()
     }
 
     /// Positions the evaluator received (the batches of every worker).
@@ -479,6 +543,36 @@ pub fn run_selfplay_with(
     stop: &[&AtomicBool],
     mut on_game: impl FnMut(&GameRecord),
 ) -> Result<Summary, SelfPlayError> {
+    run(variant, config, evaluator, options, NetSource::Fixed(&options.net), stop, |g, _| on_game(g))
+}
+
+/// A long self-play session whose net changes while it runs (a training run's: KataGo's way,
+/// no game is dropped at an iteration's end). Whoever swaps the net behind the service names
+/// the new one in `net` ([`CurrentNet::set`]); each game's record names the net current at its
+/// start (`options.net` is not used), and `on_game` learns whether a swap happened during it.
+/// Otherwise as [`run_selfplay_with`]: `options.games` games (`u64::MAX`: until a stop), and a
+/// stop drops the games in progress.
+pub fn run_selfplay_session(
+    variant: &Arc<Variant>,
+    config: &SelfPlayConfig,
+    evaluator: Evaluator<'_>,
+    options: &RunOptions,
+    net: &CurrentNet,
+    stop: &[&AtomicBool],
+    on_game: impl FnMut(&GameRecord, GameEnd),
+) -> Result<Summary, SelfPlayError> {
+    run(variant, config, evaluator, options, NetSource::Current(net), stop, on_game)
+}
+
+fn run(
+    variant: &Arc<Variant>,
+    config: &SelfPlayConfig,
+    evaluator: Evaluator<'_>,
+    options: &RunOptions,
+    net: NetSource<'_>,
+    stop: &[&AtomicBool],
+    mut on_game: impl FnMut(&GameRecord, GameEnd),
+) -> Result<Summary, SelfPlayError> {
     config.validate()?;
     let start = GameStart::resolve(variant, &config.setup)
         .map_err(|error| SelfPlayError::Setup { setup: String::from(config.setup.clone()), error })?;
@@ -505,6 +599,7 @@ pub fn run_selfplay_with(
         start,
         config: Arc::new(config.clone()),
         options,
+        net,
         next_game: AtomicU64::new(0),
         clock: Mutex::new(BusyClock::default()),
         stop,
@@ -528,9 +623,9 @@ pub fn run_selfplay_with(
         drop(tx);
         for message in rx {
             match message {
-                Message::Game(game) => {
+                Message::Game(game, end) => {
                     summary.add(&game);
-                    on_game(&game);
+                    on_game(&game, end);
                     bar.inc(1);
                     let secs = started.elapsed().as_secs_f64().max(1e-9);
                     bar.set_message(format!(
@@ -625,5 +720,64 @@ mod tests {
         let batches = backend.batches.load(Ordering::SeqCst);
         assert!(batches <= 20 + 2, "{batches} batches after the stop at 20");
         assert!(summary.to_string().contains(&format!("(stopped: {dropped} unfinished game(s) dropped)")), "{summary}");
+    }
+
+    /// The mock, naming a new net at its `swap_at`-th batch (as the trainer does after
+    /// swapping the service's executor).
+    struct SwappingBackend<'a> {
+        inner: MockBackend,
+        batches: AtomicUsize,
+        swap_at: usize,
+        net: &'a CurrentNet,
+    }
+
+    impl Backend for SwappingBackend<'_> {
+        fn evaluate(&self, batch: &[EvalRequest<'_>], out: &mut EvalOutput) {
+            if self.batches.fetch_add(1, Ordering::SeqCst) + 1 == self.swap_at {
+                self.net.set("new");
+            }
+            self.inner.evaluate(batch, out)
+        }
+
+        fn info(&self) -> BackendInfo {
+            self.inner.info()
+        }
+    }
+
+    /// A session's games go on through a net swap: every game is finished, games started before
+    /// the swap name the old net, and those that ended after it are counted as swapped.
+    #[test]
+    fn a_session_keeps_its_games_through_a_net_swap() {
+        let variant = Variant::load("gardner").unwrap();
+        let config = SelfPlayConfig {
+            simulations: 4,
+            games_in_parallel: 8,
+            threads: 2,
+            move_cap: Some(40),
+            ..SelfPlayConfig::default()
+        };
+        let options = RunOptions { games: 24, seed: 7, net: "unused".into(), out_dir: None, progress: false };
+        let net = CurrentNet::new("old");
+        let backend =
+            SwappingBackend { inner: MockBackend::uniform(), batches: AtomicUsize::new(0), swap_at: 30, net: &net };
+        let stop = AtomicBool::new(false);
+        let mut records = Vec::new();
+        let summary = run_selfplay_session(
+            &variant,
+            &config,
+            Evaluator::Blocking(&backend),
+            &options,
+            &net,
+            &[&stop],
+            |g, end| records.push((g.net.clone(), end.swapped)),
+        )
+        .unwrap();
+        assert_eq!((summary.games, summary.abandoned()), (24, 0), "{summary}");
+        assert!(records.iter().all(|(n, _)| n == "old" || n == "new"), "{records:?}");
+        // Swapped: started with the old net and ended after the swap; no game of the new net is.
+        let swapped: Vec<_> = records.iter().filter(|r| r.1).collect();
+        assert!(!swapped.is_empty() && swapped.iter().all(|(n, _)| n == "old"), "{records:?}");
+        assert!(records.iter().any(|(n, _)| n == "new"), "{records:?}");
+        assert_eq!(summary.swapped(), swapped.len() as u64);
     }
 }
