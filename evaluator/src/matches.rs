@@ -12,6 +12,17 @@
 //! game pairs, openings are reused in turn, and the report says how many distinct games were
 //! actually played.
 //!
+//! # Many games at once
+//!
+//! [`MatchOptions::threads`] games run at once, each on its own thread, one fresh player per
+//! game. Checkpoint players of all those games share their contestant's backend, which is an
+//! inference service (`fairyzero_model::service`): each game thread blocks on its own leaf, and
+//! the service merges the leaves of all games into one batch (KataGo's match runner: many game
+//! threads, one NN server). So on a GPU `threads` is the batch size wanted, far above the core
+//! count. Moves of CPU-bound players (alpha-beta, greedy: [`Contestant::cpu_bound()`]) would then
+//! compete with those threads for the cores: each holds one of [`MatchOptions::cpu_threads`]
+//! permits while it computes, so they run on the cores left over and the others wait.
+//!
 //! # Distinct games
 //!
 //! A game is identified by the hash of its whole move text (opening included). Two
@@ -19,7 +30,7 @@
 
 use std::{
     collections::{BTreeMap, HashSet},
-    sync::Arc,
+    sync::{Arc, Condvar, Mutex, PoisonError},
 };
 
 use fairyzero_rules::{Color, Move, MoveList, Outcome, Position, Variant};
@@ -259,11 +270,13 @@ pub struct MatchOptions {
     /// Plies of play after the opening before adjudication (default: the variant's move cap).
     pub move_cap: Option<u32>,
     pub adjudication: Adjudication,
-    /// Parallel games (0: one per core). Games whose players search with a network mostly
-    /// wait for their batched evaluations, so on a GPU this can be far above the core count.
+    /// Games at once, one thread each (0: one per core). Games whose players search with a
+    /// network mostly wait for their batched evaluations, so on a GPU this can be far above
+    /// the core count (see the module doc).
     pub threads: usize,
-    /// Moves of CPU-bound players (alpha-beta, greedy) computed at once, across all games of
-    /// the match (0: one per core): they run on spare cores while network games wait.
+    /// Moves of CPU-bound players ([`Contestant::cpu_bound()`]: alpha-beta, greedy) computed at
+    /// once, across all games of the match (0: one per core, `available_parallelism`): they
+    /// run on spare cores while network games wait. Results do not depend on it.
     pub cpu_threads: usize,
     /// Store the moves of every game.
     pub record_moves: bool,
@@ -467,6 +480,18 @@ fn play_games(
         Adjudication::Draw => None,
     };
     let finished = std::sync::atomic::AtomicUsize::new(0);
+    let permits = Arc::new(CpuPermits::new(match options.cpu_threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }));
+    let player_of = |c: &Contestant| -> Box<dyn Player> {
+        let player = c.player();
+        if c.cpu_bound {
+            Box::new(Permitted { player, permits: Arc::clone(&permits) })
+        } else {
+            player
+        }
+    };
     let play = |g: usize| -> Option<MatchGame> {
         if options.stopped() {
             return None;
@@ -474,7 +499,7 @@ fn play_games(
         let opening_index = (g / 2) % openings.len();
         let opening = &openings[opening_index];
         let a_blue = g.is_multiple_of(2);
-        let (mut blue, mut tan) = (a.player(), b.player());
+        let (mut blue, mut tan) = (player_of(a), player_of(b));
         if !a_blue {
             std::mem::swap(&mut blue, &mut tan);
         }
@@ -521,6 +546,59 @@ fn play_games(
         Ok(played.into_iter().flatten().collect())
     } else {
         Err(Error::Match("stopped on request before its last game".into()))
+    }
+}
+
+/// A counting semaphore (std's `Mutex` and `Condvar`): the CPU-bound moves of a match that may
+/// run at once.
+struct CpuPermits {
+    free: Mutex<usize>,
+    released: Condvar,
+}
+
+impl CpuPermits {
+    fn new(permits: usize) -> CpuPermits {
+        CpuPermits { free: Mutex::new(permits.max(1)), released: Condvar::new() }
+    }
+
+    /// Waits for a free permit; it is given back when the guard drops (a panicking player too).
+    fn acquire(&self) -> CpuPermit<'_> {
+        // Nothing panics while the lock is held, so a poisoned lock still counts right.
+        let mut free = self.free.lock().unwrap_or_else(PoisonError::into_inner);
+        while *free == 0 {
+            free = self.released.wait(free).unwrap_or_else(PoisonError::into_inner);
+        }
+        *free -= 1;
+        CpuPermit(self)
+    }
+}
+
+struct CpuPermit<'a>(&'a CpuPermits);
+
+impl Drop for CpuPermit<'_> {
+    fn drop(&mut self) {
+        *self.0.free.lock().unwrap_or_else(PoisonError::into_inner) += 1;
+        self.0.released.notify_one();
+    }
+}
+
+/// A CPU-bound player that computes its moves only while holding a permit of its match, so that
+/// many game threads (most of them waiting for a network) never run more than `cpu_threads`
+/// alpha-beta searches at once. Waiting for the permit does not count against a player's time
+/// budget: the engine starts its clock inside `choose`.
+struct Permitted {
+    player: Box<dyn Player>,
+    permits: Arc<CpuPermits>,
+}
+
+impl Player for Permitted {
+    fn new_game(&mut self, start: &Position, ctx: &GameContext) {
+        self.player.new_game(start, ctx);
+    }
+
+    fn choose(&mut self, pos: &mut Position, legal: &[Move], rng: &mut dyn rand::RngCore) -> Move {
+        let _permit = self.permits.acquire();
+        self.player.choose(pos, legal, rng)
     }
 }
 
