@@ -22,8 +22,9 @@ use crate::{limits, network::NetRuntime};
 
 #[derive(Debug, clap::Args)]
 pub struct MatchArgs {
-    /// Player A: random, greedy[:values=SOURCE], alphabeta:DEPTH[:nodes=N][:values=SOURCE],
-    /// alphabeta:nodes=N, or a checkpoint directory with an optional search budget, PATH@SIMS
+    /// Player A: random, greedy[:values=SOURCE], alphabeta:DEPTH[:nodes=N][:ms=N][:values=SOURCE],
+    /// alphabeta:nodes=N, alphabeta:ms=N (N milliseconds per move), or a checkpoint directory
+    /// with an optional search budget, PATH@SIMS
     #[arg(value_parser = PlayerSpec::parse)]
     pub a: PlayerSpec,
 
@@ -57,9 +58,17 @@ pub struct MatchArgs {
     #[arg(long, default_value = "draw")]
     pub adjudicate: Adjudication,
 
-    /// Games played in parallel (default 0: one per core; at most 1,024)
+    /// Games played at once, one thread each (default 0: one per core; at most 1,024). The
+    /// leaves of all games of a checkpoint player are batched together, so with a GPU use about
+    /// the batch size wanted, e.g. 256
     #[arg(long, default_value_t = 0, value_parser = limits::count::<usize>(0, limits::MAX_THREADS))]
     pub threads: usize,
+
+    /// Moves of alpha-beta and greedy players computed at once, across all games (default 0:
+    /// one per core; at most 1,024). With many --threads for checkpoint games, set it to the
+    /// cores left over
+    #[arg(long, default_value_t = 0, value_parser = limits::count::<usize>(0, limits::MAX_THREADS))]
+    pub cpu_threads: usize,
 
     /// Search of checkpoint players: gumbel or puct
     #[arg(long, default_value = "gumbel", value_parser = ["gumbel", "puct"])]
@@ -154,7 +163,7 @@ pub fn run_match_command(args: MatchArgs, net: &dyn NetRuntime) -> Result<()> {
         move_cap: args.move_cap,
         adjudication: args.adjudicate,
         threads: args.threads,
-        cpu_threads: 0,
+        cpu_threads: args.cpu_threads,
         record_moves: !args.no_moves,
         match_id: None,
         // Ctrl-C ends the match after the games in progress; the finished ones are reported
@@ -261,5 +270,51 @@ mod tests {
         assert_eq!(err.kind(), clap::error::ErrorKind::ValueValidation);
         assert!(err.to_string().contains("<A>") && err.to_string().contains("needs a depth"), "{err}");
         assert!(parse_sprt("10,0").is_err() && parse_sprt("0,10").is_ok() && parse_sprt("0,10,0.05,0.1").is_ok());
+    }
+
+    /// `--cpu-threads` reaches the match options and is bounded like `--threads`; a time
+    /// budget is a player option, refused by name when malformed.
+    #[test]
+    fn cpu_threads_and_time_budgets_are_read_and_checked() {
+        let m = M::try_parse_from(["match", "alphabeta:ms=5", "greedy", "--variant", "gardner", "--cpu-threads", "3"])
+            .unwrap();
+        assert_eq!(m.args.cpu_threads, 3);
+        assert_eq!(m.args.a.to_string(), "alphabeta:ms=5");
+        let m = M::try_parse_from(["match", "greedy", "random", "--variant", "gardner"]).unwrap();
+        assert_eq!(m.args.cpu_threads, 0, "default: one per core");
+        for bad in ["1025", "x", "2.5"] {
+            let err = M::try_parse_from(["match", "greedy", "random", "--variant", "gardner", "--cpu-threads", bad])
+                .err()
+                .unwrap();
+            assert_eq!(err.kind(), clap::error::ErrorKind::ValueValidation, "{bad}");
+            assert!(err.to_string().contains("--cpu-threads"), "{err}");
+        }
+        let err = M::try_parse_from(["match", "alphabeta:2:ms=0", "random", "--variant", "gardner"]).err().unwrap();
+        assert!(err.to_string().contains("<A>") && err.to_string().contains("milliseconds per move"), "{err}");
+        // A short match with both limits plays and stores its games.
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path().to_str().unwrap();
+        let m = M::try_parse_from([
+            "match",
+            "alphabeta:2:ms=20",
+            "greedy",
+            "--variant",
+            "gardner",
+            "--games",
+            "4",
+            "--move-cap",
+            "6",
+            "--threads",
+            "4",
+            "--cpu-threads",
+            "1",
+            "--run",
+            run,
+        ])
+        .unwrap();
+        run_match_command(m.args, &WithoutLibtorch).unwrap();
+        let stored = ResultStore::new(dir.path()).load().unwrap().records;
+        assert_eq!(stored.len(), 4);
+        assert!(stored.iter().all(|r| [&r.blue, &r.tan].contains(&&"alphabeta:2:ms=20".to_string())));
     }
 }
