@@ -68,6 +68,11 @@ pub const PIECE_TABLES: [(&str, PieceRows); 3] = [
 ];
 
 /// A batch on the device, ready for [`Net::forward`].
+///
+/// Index columns are `Int` (i32): half the bytes of `Int64` to pack and copy (S8 of
+/// docs/plans/batching.md), and every op that reads them (embeddings, `index_select`,
+/// `index_add`) takes either width. `move_batch` is the one `Int64` column, converted on the
+/// device, because `scatter_reduce` (the segment softmax) only takes `Int64` indices.
 pub struct NetInput {
     /// Positions in the batch.
     pub batch: i64,
@@ -86,7 +91,7 @@ pub struct NetInput {
     pub move_mover: Tensor,
     pub move_piece: Tensor,
     pub move_n_captures: Tensor,
-    /// The position each move belongs to.
+    /// The position each move belongs to (`Int64`).
     pub move_batch: Tensor,
     /// Aux squares as `(move, flat square)` pairs, `[A]` each.
     pub aux_move: Tensor,
@@ -122,137 +127,208 @@ impl NetInput {
     }
 }
 
-/// A batch packed into host tensors (the per-move re-pack of [`NetInput::from_batches`]),
-/// before the copies to the device: the two halves are timed apart by `bench net --breakdown`.
+/// A batch packed on the host (the per-move re-pack of [`NetInput::from_batches`]) into two
+/// flat buffers, so that reaching the device is two copies: every index column as `i32`, every
+/// float feature as `f32`. Reusable: [`HostTensors::pack`] keeps the allocations, so a warm
+/// executor packs without allocating. `bench net --breakdown` times packing and copying apart.
+#[derive(Default)]
 pub struct HostTensors {
     batch: i64,
     height: i64,
     width: i64,
-    pieces: Tensor,
-    planes: Tensor,
-    global: Tensor,
-    /// `[7, M]`: from, to, kind, mover, piece, capture count, position.
-    moves: Tensor,
-    /// `[2, A]` and `[2, C]`: (move, flat square) pairs.
-    aux: Tensor,
-    captures: Tensor,
-    /// `[5, S]`: move, from, to, kind row, piece.
-    second: Tensor,
+    /// `pieces [B*H*W] | moves [7, M] | aux [2, A] | captures [2, C] | second [5, S]`, each
+    /// block row-major: the move columns are from, to, kind, mover, piece, capture count,
+    /// position; the pairs are (move, flat square); the second actions are move, from, to,
+    /// kind row, piece.
+    ints: Vec<i32>,
+    /// `planes [B, plane::COUNT, H, W] | global [B, global::COUNT]`.
+    floats: Vec<f32>,
+    moves: usize,
+    aux: usize,
+    captures: usize,
+    seconds: usize,
     offsets: Vec<usize>,
+    /// Scratch, kept between packs: the pairs and second actions in move order, before they
+    /// are laid out column by column.
+    aux_pairs: Vec<[i32; 2]>,
+    capture_pairs: Vec<[i32; 2]>,
+    second_rows: Vec<[i32; 5]>,
 }
 
+/// Columns of the `[7, M]` move block, in order.
+const MOVE_COLUMNS: usize = 7;
+
 impl HostTensors {
+    /// Empty buffers; [`HostTensors::pack`] fills them.
+    pub fn new() -> HostTensors {
+        HostTensors::default()
+    }
+
     /// Packs several encoded batches (same board size) on the host.
     pub fn from_batches(batches: &[&EncodedBatch]) -> HostTensors {
+        let mut host = HostTensors::new();
+        host.pack(batches);
+        host
+    }
+
+    /// Replaces the contents with `batches` (same board size), reusing the buffers.
+    ///
+    /// # Panics
+    /// When `batches` is empty, the board sizes differ, or the batch has so many squares or
+    /// moves that a flat index would not fit an `i32` (over 2^31: far beyond any batch a
+    /// device holds).
+    pub fn pack(&mut self, batches: &[&EncodedBatch]) {
         let first = batches.first().expect("at least one batch");
         let (h, w) = (first.height(), first.width());
         let n = h * w;
         let positions: usize = batches.iter().map(|b| b.len()).sum();
         let total_moves: usize = batches.iter().map(|b| b.moves().len()).sum();
+        assert!(
+            i32::try_from(positions * n).is_ok() && i32::try_from(total_moves).is_ok(),
+            "HostTensors: {positions} positions of {n} squares and {total_moves} moves overflow i32 indices"
+        );
 
-        let mut pieces = Vec::with_capacity(positions * n);
-        let mut planes = Vec::with_capacity(positions * plane::COUNT * n);
-        let mut glob = Vec::with_capacity(positions * global::COUNT);
-        // Seven per-move columns, column-major so that each is a contiguous row of the tensor.
-        let mut cols = vec![0i64; 7 * total_moves];
-        let (mut aux_pairs, mut cap_pairs) = (Vec::new(), Vec::new());
-        // Second actions, column-major like `cols`: move, from, to, kind row, piece.
-        let mut second: [Vec<i64>; 5] = Default::default();
-        let mut offsets = Vec::with_capacity(positions + 1);
-        offsets.push(0);
-        let (mut b, mut m) = (0usize, 0usize);
+        self.ints.clear();
+        self.floats.clear();
+        self.offsets.clear();
+        self.aux_pairs.clear();
+        self.capture_pairs.clear();
+        self.second_rows.clear();
+        self.ints.reserve(positions * n + MOVE_COLUMNS * total_moves);
+        self.floats.reserve(positions * (plane::COUNT * n + global::COUNT));
+
         for batch in batches {
             assert_eq!((batch.height(), batch.width()), (h, w), "batches of different board sizes");
-            let (p, l, g) = batch.raw();
-            pieces.extend_from_slice(p);
-            planes.extend_from_slice(l);
-            glob.extend_from_slice(g);
+            // Piece ids are rows of the piece embedding (a few hundred at most): `as` is exact.
+            self.ints.extend(batch.raw().0.iter().map(|&p| p as i32));
+        }
+        let moves_at = self.ints.len();
+        self.ints.resize(moves_at + MOVE_COLUMNS * total_moves, 0);
+        let columns = &mut self.ints[moves_at..];
+        self.offsets.push(0);
+        let (mut b, mut m) = (0usize, 0usize);
+        for batch in batches {
+            self.floats.extend_from_slice(batch.raw().1);
             for i in 0..batch.len() {
-                let base = (b * n) as i64;
+                let base = (b * n) as i32;
                 for f in batch.moves_of(i) {
-                    cols[m] = base + f.from as i64;
-                    cols[total_moves + m] = base + f.to as i64;
-                    cols[2 * total_moves + m] = f.kind as i64;
-                    cols[3 * total_moves + m] = f.mover as i64;
-                    cols[4 * total_moves + m] = f.piece as i64;
-                    cols[5 * total_moves + m] = (f.n_captures as usize).min(CAPTURE_COUNT_SLOTS - 1) as i64;
-                    cols[6 * total_moves + m] = b as i64;
+                    let mi = m as i32;
+                    columns[m] = base + f.from as i32;
+                    columns[total_moves + m] = base + f.to as i32;
+                    columns[2 * total_moves + m] = f.kind as i32;
+                    columns[3 * total_moves + m] = f.mover as i32;
+                    columns[4 * total_moves + m] = f.piece as i32;
+                    columns[5 * total_moves + m] = (f.n_captures as usize).min(CAPTURE_COUNT_SLOTS - 1) as i32;
+                    columns[6 * total_moves + m] = b as i32;
                     if f.aux != NO_SQUARE {
-                        aux_pairs.push((m as i64, base + f.aux as i64));
+                        self.aux_pairs.push([mi, base + f.aux as i32]);
                     }
-                    for &c in f.captures() {
-                        cap_pairs.push((m as i64, base + c as i64));
-                    }
+                    self.capture_pairs.extend(f.captures().iter().map(|&c| [mi, base + c as i32]));
                     if let Some(a) = &f.second {
-                        let row = (SECOND_ACTION_KIND_SLOT + a.kind as usize) as i64;
-                        let values = [m as i64, base + a.from as i64, base + a.to as i64, row, a.piece as i64];
-                        for (column, value) in second.iter_mut().zip(values) {
-                            column.push(value);
-                        }
+                        let row = (SECOND_ACTION_KIND_SLOT + a.kind as usize) as i32;
+                        self.second_rows.push([mi, base + a.from as i32, base + a.to as i32, row, a.piece as i32]);
                         if a.aux != NO_SQUARE {
-                            aux_pairs.push((m as i64, base + a.aux as i64));
+                            self.aux_pairs.push([mi, base + a.aux as i32]);
                         }
-                        for &c in a.captures() {
-                            cap_pairs.push((m as i64, base + c as i64));
-                        }
+                        self.capture_pairs.extend(a.captures().iter().map(|&c| [mi, base + c as i32]));
                     }
                     m += 1;
                 }
                 b += 1;
-                offsets.push(m);
+                self.offsets.push(m);
             }
         }
-        let (bt, ht, wt, mt) = (positions as i64, h as i64, w as i64, total_moves as i64);
-        let pairs = |v: &[(i64, i64)]| {
-            let flat: Vec<i64> = v.iter().map(|p| p.0).chain(v.iter().map(|p| p.1)).collect();
-            Tensor::from_slice(&flat).view([2, v.len() as i64])
-        };
-        let seconds = second[0].len() as i64;
-        let flat: Vec<i64> = second.concat();
-        HostTensors {
-            batch: bt,
-            height: ht,
-            width: wt,
-            pieces: Tensor::from_slice(&pieces).view([bt, ht, wt]),
-            planes: Tensor::from_slice(&planes).view([bt, plane::COUNT as i64, ht, wt]),
-            global: Tensor::from_slice(&glob).view([bt, global::COUNT as i64]),
-            moves: Tensor::from_slice(&cols).view([7, mt]),
-            aux: pairs(&aux_pairs),
-            captures: pairs(&cap_pairs),
-            second: Tensor::from_slice(&flat).view([5, seconds]),
-            offsets,
+        for batch in batches {
+            self.floats.extend_from_slice(batch.raw().2);
         }
+        // The pairs and second actions column by column, as the move block.
+        for column in 0..2 {
+            self.ints.extend(self.aux_pairs.iter().map(|p| p[column]));
+        }
+        for column in 0..2 {
+            self.ints.extend(self.capture_pairs.iter().map(|p| p[column]));
+        }
+        for column in 0..5 {
+            self.ints.extend(self.second_rows.iter().map(|r| r[column]));
+        }
+        self.batch = positions as i64;
+        self.height = h as i64;
+        self.width = w as i64;
+        self.moves = total_moves;
+        self.aux = self.aux_pairs.len();
+        self.captures = self.capture_pairs.len();
+        self.seconds = self.second_rows.len();
     }
 
-    /// The batch on `device`: one copy per packed tensor (8), then views.
+    /// The batch on `device` through pageable memory: two blocking copies (none on the CPU,
+    /// where the tensors are made from the buffers). The executor copies through page-locked
+    /// memory instead (`executor::DeviceStaging`).
     pub fn to_device(&self, device: Device) -> NetInput {
-        let ints = self.moves.to_device(device);
-        let aux = self.aux.to_device(device);
-        let captures = self.captures.to_device(device);
-        let second_cols = self.second.to_device(device);
+        let ints = Tensor::from_slice(&self.ints).to_device(device);
+        let floats = Tensor::from_slice(&self.floats).to_device(device);
+        self.input_from(&ints, &floats)
+    }
+
+    /// The index buffer (see the field's layout), what is copied to the device.
+    pub fn ints(&self) -> &[i32] {
+        &self.ints
+    }
+
+    /// The float buffer: planes, then global features.
+    pub fn floats(&self) -> &[f32] {
+        &self.floats
+    }
+
+    /// Bytes copied to the device per batch.
+    pub fn bytes(&self) -> usize {
+        4 * (self.ints.len() + self.floats.len())
+    }
+
+    /// The [`NetInput`] made of views into `ints` and `floats`, this batch's buffers already
+    /// on the device (same lengths and kinds as [`HostTensors::ints`] and
+    /// [`HostTensors::floats`]).
+    ///
+    /// # Panics
+    /// When the lengths differ from the packed buffers'.
+    pub fn input_from(&self, ints: &Tensor, floats: &Tensor) -> NetInput {
+        assert_eq!(ints.size(), [self.ints.len() as i64], "HostTensors::input_from: index buffer of another batch");
+        assert_eq!(floats.size(), [self.floats.len() as i64], "HostTensors::input_from: float buffer of another batch");
+        let (b, h, w) = (self.batch, self.height, self.width);
+        let mut at = 0i64;
+        let mut block = |rows: i64, len: usize| {
+            let t = ints.narrow(0, at, rows * len as i64).view([rows, len as i64]);
+            at += rows * len as i64;
+            t
+        };
+        let pieces = block(1, (b * h * w) as usize).view([b, h, w]);
+        let moves = block(MOVE_COLUMNS as i64, self.moves);
+        let aux = block(2, self.aux);
+        let captures = block(2, self.captures);
+        let second = block(5, self.seconds);
+        let plane_len = b * plane::COUNT as i64 * h * w;
         NetInput {
-            batch: self.batch,
-            height: self.height,
-            width: self.width,
-            pieces: self.pieces.to_device(device),
-            planes: self.planes.to_device(device),
-            global: self.global.to_device(device),
-            move_from: ints.get(0),
-            move_to: ints.get(1),
-            move_kind: ints.get(2),
-            move_mover: ints.get(3),
-            move_piece: ints.get(4),
-            move_n_captures: ints.get(5),
-            move_batch: ints.get(6),
+            batch: b,
+            height: h,
+            width: w,
+            pieces,
+            planes: floats.narrow(0, 0, plane_len).view([b, plane::COUNT as i64, h, w]),
+            global: floats.narrow(0, plane_len, b * global::COUNT as i64).view([b, global::COUNT as i64]),
+            move_from: moves.get(0),
+            move_to: moves.get(1),
+            move_kind: moves.get(2),
+            move_mover: moves.get(3),
+            move_piece: moves.get(4),
+            move_n_captures: moves.get(5),
+            move_batch: moves.get(6).to_kind(Kind::Int64),
             aux_move: aux.get(0),
             aux_square: aux.get(1),
             capture_move: captures.get(0),
             capture_square: captures.get(1),
-            second_move: second_cols.get(0),
-            second_from: second_cols.get(1),
-            second_to: second_cols.get(2),
-            second_kind: second_cols.get(3),
-            second_piece: second_cols.get(4),
+            second_move: second.get(0),
+            second_from: second.get(1),
+            second_to: second.get(2),
+            second_kind: second.get(3),
+            second_piece: second.get(4),
             offsets: self.offsets.clone(),
         }
     }
@@ -518,7 +594,21 @@ impl Net {
         self.channels_last = true;
     }
 
-    /// Whether [`Net::set_channels_last`] was called.
+    /// Undoes [`Net::set_channels_last`]: every convolution weight contiguous (NCHW) again and
+    /// the stem's input as the embedding gives it.
+    pub fn set_nchw(&mut self) {
+        tch::no_grad(|| {
+            for (_, mut t) in self.vs.variables() {
+                if t.dim() == 4 {
+                    let laid_out = t.contiguous();
+                    t.set_data(&laid_out);
+                }
+            }
+        });
+        self.channels_last = false;
+    }
+
+    /// Whether the net is laid out channels-last ([`Net::set_channels_last`]).
     pub fn is_channels_last(&self) -> bool {
         self.channels_last
     }

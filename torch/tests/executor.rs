@@ -16,9 +16,7 @@ use fairyzero_model::{
     Backend, EncodedBatch, EvalOutput, EvalRequest, Evaluation, NetConfig, Precision, StandardEncoding,
 };
 use fairyzero_rules::{MoveList, Position, Variant};
-use fairyzero_torch::{
-    net::probabilities, ExecutorOptions, Net, NetInput, TorchExecutor,
-};
+use fairyzero_torch::{executor::ConvLayout, net::probabilities, ExecutorOptions, Net, NetInput, TorchExecutor};
 use tch::Device;
 
 const CPU: Device = Device::Cpu;
@@ -222,4 +220,71 @@ fn bf16_is_honoured() {
         off_fp32 = diffs.map(|(a, b)| (a - b).abs()).fold(off_fp32, f32::max);
     }
     assert!(off_fp32 > 1e-4, "bf16 answered like fp32 ({off_fp32}): the precision is ignored");
+}
+
+/// Channels-last is the CUDA default and NCHW the CPU's; either answers like the other
+/// (float rounding only), and the layout can be switched back and forth.
+#[test]
+fn channels_last_answers_like_nchw() {
+    fairyzero_torch::set_threads(1);
+    assert!(ConvLayout::Auto.is_channels_last(Device::Cuda(0)));
+    assert!(!ConvLayout::Auto.is_channels_last(CPU));
+    let variant = Variant::load("typhoon").unwrap();
+    let positions = common::random_positions(&variant, 2, 10, 13);
+    let moves: Vec<MoveList> = positions.iter().map(common::legal).collect();
+    let encoding = StandardEncoding::new(Arc::clone(&variant));
+    let batch: EncodedBatch = encoding.encode_batch(positions.iter().zip(&moves).map(|(p, m)| (p, m.as_slice())));
+    let answers = |executor: &mut TorchExecutor| {
+        let mut out = EvalOutput::new();
+        executor.run(&batch, &mut out);
+        out.to_vec()
+    };
+
+    let mut nchw = TorchExecutor::new(tiny_net(&variant, 21), 64);
+    assert!(!nchw.net().is_channels_last(), "the CPU default is NCHW");
+    let want = answers(&mut nchw);
+    let mut last = TorchExecutor::new(tiny_net(&variant, 21), 64).with_layout(ConvLayout::ChannelsLast);
+    assert!(last.net().is_channels_last());
+    assert!(last.name().contains("channels-last"), "{}", last.name());
+    let stem = &last.net().var_store().variables()["input.stem.weight"];
+    assert!(!stem.is_contiguous(), "the weights are not laid out channels-last");
+    for (i, (got, want)) in answers(&mut last).iter().zip(&want).enumerate() {
+        assert_close(got, want, 1e-5, &format!("channels-last, position {i}"));
+    }
+    let mut back = last.with_layout(ConvLayout::Nchw);
+    assert!(!back.net().is_channels_last());
+    assert!(back.net().var_store().variables()["input.stem.weight"].is_contiguous());
+    for (i, (got, want)) in answers(&mut back).iter().zip(&want).enumerate() {
+        assert_close(got, want, SAME_BATCH, &format!("back to NCHW, position {i}"));
+    }
+}
+
+/// On a GPU the executor runs channels-last with page-locked copies, and answers like the CPU.
+#[test]
+#[ignore = "needs CUDA"]
+fn the_cuda_executor_answers_like_the_cpu() {
+    let cuda = Device::Cuda(0);
+    fairyzero_torch::require_device(cuda).expect("a CUDA device");
+    fairyzero_torch::configure_cuda(cuda);
+    let variant = Variant::load("typhoon").unwrap();
+    let positions = common::random_positions(&variant, 3, 20, 17);
+    let moves: Vec<MoveList> = positions.iter().map(common::legal).collect();
+    let want = reference(&tiny_net(&variant, 23), &positions, &moves);
+    let encoding = StandardEncoding::new(Arc::clone(&variant));
+    let batch: EncodedBatch = encoding.encode_batch(positions.iter().zip(&moves).map(|(p, m)| (p, m.as_slice())));
+
+    let mut net = tiny_net(&variant, 23);
+    net.var_store_mut().set_device(cuda);
+    let mut executor = TorchExecutor::new(net, 64);
+    assert!(executor.net().is_channels_last(), "CUDA's default layout is channels-last");
+    let mut out = EvalOutput::new();
+    // Several batches through the same staging buffers.
+    for round in 0..3 {
+        executor.run(&batch, &mut out);
+        assert!(executor.is_pinned(), "the inputs did not go through page-locked memory");
+        for (i, want) in want.iter().enumerate() {
+            // TF32 convolutions on the card: looser than the CPU's rounding.
+            assert_close(&out.get(i).to_evaluation(), want, 2e-3, &format!("round {round}, position {i}"));
+        }
+    }
 }
