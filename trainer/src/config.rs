@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 
 use fairyzero_evaluator::PlayerSpec;
-use fairyzero_model::NetConfig;
+use fairyzero_model::{NetConfig, PrecisionSetting};
 use fairyzero_selfplay::{limits, SelfPlayConfig};
 use serde::{Deserialize, Serialize};
 
@@ -44,6 +44,11 @@ pub struct RunConfig {
     /// `auto` (CUDA if available), `cpu`, `cuda` or `cuda:N`.
     #[serde(default = "default_device")]
     pub device: String,
+    /// Arithmetic of the self-play and evaluation forwards and of the training step: `auto`
+    /// (bf16 on CUDA, fp32 on a CPU, which gains little from bf16), `fp32` or `bf16`. The
+    /// softmaxes, losses and optimizer state stay fp32 either way.
+    #[serde(default)]
+    pub precision: PrecisionSetting,
     #[serde(default)]
     pub budget: BudgetConfig,
     pub net: NetSection,
@@ -440,8 +445,13 @@ pub struct EvalConfig {
     pub random_plies: u32,
     /// Plies after the opening before a game is adjudicated a draw (default: the variant's cap).
     pub move_cap: Option<u32>,
-    /// Games played at once.
+    /// Games played at once. Games of checkpoint players mostly wait for their batched
+    /// evaluations, so on a GPU this can be far above the core count (64-128).
     pub threads: usize,
+    /// Moves of CPU-bound opponents (alpha-beta, greedy) computed at once, across the games of
+    /// a match; 0: the cores that self-play leaves, `cores - selfplay.threads - 1`, at least 1
+    /// ([`RunConfig::eval_cpu_threads`]).
+    pub cpu_threads: usize,
     /// `always` (promote every checkpoint) or `sprt`.
     pub gating: Gating,
     pub sprt: SprtGateConfig,
@@ -459,6 +469,7 @@ impl Default for EvalConfig {
             random_plies: 4,
             move_cap: None,
             threads: 4,
+            cpu_threads: 0,
             gating: Gating::Always,
             sprt: SprtGateConfig::default(),
             final_eval: FinalEvalConfig::default(),
@@ -520,6 +531,16 @@ impl RunConfig {
     /// The configuration as TOML (what the run directory records).
     pub fn to_toml(&self) -> String {
         toml::to_string_pretty(self).expect("run configurations serialise")
+    }
+
+    /// `eval.cpu_threads`, with 0 resolved on this machine: the cores that self-play's search
+    /// threads and the training thread leave, at least 1 (an evaluation runs beside both).
+    pub fn eval_cpu_threads(&self) -> usize {
+        if self.eval.cpu_threads > 0 {
+            return self.eval.cpu_threads;
+        }
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        cores.saturating_sub(self.selfplay.threads as usize + 1).max(1)
     }
 
     /// Every range problem, at once.
@@ -619,6 +640,7 @@ impl RunConfig {
             ("eval.random_plies", u64::from(e.random_plies), limits::MAX_PLIES),
             ("eval.move_cap", e.move_cap.map_or(0, u64::from), limits::MAX_PLIES),
             ("eval.threads", e.threads as u64, limits::MAX_THREADS),
+            ("eval.cpu_threads", e.cpu_threads as u64, limits::MAX_THREADS),
             ("eval.sprt.max_games", e.sprt.max_games as u64, limits::MAX_GAMES),
             ("eval.sprt.batch", e.sprt.batch as u64, limits::MAX_GAMES),
             ("eval.final.games", e.final_eval.games as u64, limits::MAX_GAMES),
@@ -780,6 +802,36 @@ mod tests {
         let e = RunConfig::parse("x", MINIMAL, &["variant.x=1".into()]).unwrap_err().to_string();
         assert!(e.contains("not a table"), "{e}");
         assert!(RunConfig::parse("x", MINIMAL, &["novalue".into()]).is_err());
+    }
+
+    #[test]
+    fn precision_is_parsed_resolved_and_a_bad_one_is_named() {
+        use fairyzero_model::Precision;
+        let c = RunConfig::parse("x", MINIMAL, &[]).unwrap();
+        assert_eq!(c.precision, PrecisionSetting::Auto);
+        assert_eq!((c.precision.resolve(true), c.precision.resolve(false)), (Precision::Bf16, Precision::Fp32));
+        let c = RunConfig::parse("x", MINIMAL, &["precision=\"fp32\"".into()]).unwrap();
+        assert_eq!(c.precision.resolve(true), Precision::Fp32);
+        let c = RunConfig::parse("x", &format!("precision = \"bf16\"\n{MINIMAL}"), &[]).unwrap();
+        assert_eq!(c.precision.resolve(false), Precision::Bf16);
+        // Written back by `--print-config` and the run directory's config.toml.
+        assert!(c.to_toml().contains("precision = \"bf16\""), "{}", c.to_toml());
+        assert_eq!(RunConfig::parse("again", &c.to_toml(), &[]).unwrap().precision, PrecisionSetting::Bf16);
+        let e = RunConfig::parse("x", MINIMAL, &["precision=\"fp16\"".into()]).unwrap_err().to_string();
+        assert!(e.contains("precision") && e.contains("fp16") && e.contains("bf16"), "{e}");
+    }
+
+    #[test]
+    fn eval_cpu_threads_leave_self_play_its_cores() {
+        let c = RunConfig::parse("x", MINIMAL, &["eval.cpu_threads=3".into()]).unwrap();
+        assert_eq!(c.eval_cpu_threads(), 3);
+        let cores = std::thread::available_parallelism().unwrap().get();
+        let c = RunConfig::parse("x", MINIMAL, &["selfplay.threads=1".into()]).unwrap();
+        assert_eq!(c.eval_cpu_threads(), cores.saturating_sub(2).max(1));
+        // More search threads than cores: still one for the evaluation.
+        let busy = [format!("selfplay.threads={}", cores + 4), format!("selfplay.games_in_parallel={}", cores + 4)];
+        let c = RunConfig::parse("x", MINIMAL, &busy).unwrap();
+        assert_eq!(c.eval_cpu_threads(), 1);
     }
 
     #[test]

@@ -20,7 +20,7 @@ use fairyzero_evaluator::{
     run_match, run_sprt_match, CheckpointLoader, Contestant, LoadError, LoadProblem, LoadedCheckpoint, MatchOptions,
     MatchReport, PlayerSpec, RatingOptions, SearchPlayerConfig, SprtParams, SprtStatus,
 };
-use fairyzero_model::{service::ServiceConfig, PrecisionSetting};
+use fairyzero_model::{service::ServiceConfig, Precision};
 use fairyzero_rules::Variant;
 use fairyzero_torch::{serve_checkpoint, Device, ExecutorOptions};
 use serde::Serialize;
@@ -38,6 +38,8 @@ pub struct StoreLoader {
     pub device: Device,
     pub inference_threads: Option<usize>,
     pub max_batch: usize,
+    /// The run's `precision`, resolved for `device`.
+    pub precision: Precision,
 }
 
 impl CheckpointLoader for StoreLoader {
@@ -56,10 +58,7 @@ impl CheckpointLoader for StoreLoader {
             max_wait: std::time::Duration::ZERO,
             ..ServiceConfig::default()
         };
-        let options = ExecutorOptions {
-            threads: self.inference_threads,
-            precision: PrecisionSetting::Auto.resolve(self.device.is_cuda()),
-        };
+        let options = ExecutorOptions { threads: self.inference_threads, precision: self.precision };
         let eval = serve_checkpoint(&dir, Arc::clone(variant), None, self.device, service, options)
             .map_err(|e| LoadError::unreadable(path, e))?;
         Ok(LoadedCheckpoint { backend: Arc::new(eval), step: Some(manifest.step) })
@@ -171,6 +170,8 @@ impl CheckpointMatches<'_> {
             seed: self.seed ^ fnv(label),
             move_cap: self.config.move_cap,
             threads: self.config.threads,
+            // Resolved by the trainer (0 there means "the cores self-play leaves").
+            cpu_threads: self.config.cpu_threads,
             record_moves: false,
             match_id: Some(label.to_string()),
             stop: self.stop.clone(),

@@ -4,13 +4,14 @@
 //! Run::open       open the store; resume: newest checkpoint whose files match its manifest (else
 //!                 a fresh net, published as step 0), every stored game back into the replay window
 //! Run::iteration  until a budget is spent:
-//!   1. self-play `iteration.games` games (or `iteration.positions` new positions) with the
-//!      self-play net; each finished game is published to the store at once and added to the
+//!   1. take `iteration.games` finished games (or `iteration.positions` new positions) from the
+//!      run's self-play session; each is published to the store at once and added to the
 //!      window
 //!   2. compact the iteration's games into one chunk
 //!   3. train: new positions x samples_per_position / batch_size steps on the window
 //!   4. publish a checkpoint (weights, optimizer state, trainer state; manifest last)
-//!   5. promote it to self-play (always, or after an SPRT match against the current one)
+//!   5. promote it to self-play (always, or after an SPRT match against the current one); the
+//!      next iteration swaps it into the session's inference service
 //!   6. every `eval.every` iterations: queue the checkpoint's evaluation (matches against the
 //!      configured opponents, ranking) to the evaluation thread (`eval_worker.rs`)
 //!   7. a metrics line, with the iteration's time split
@@ -18,8 +19,13 @@
 //!                 ranking, summary (with the run's time split)
 //! ```
 //!
-//! Self-play and optimisation alternate on the same cores (on 2 CPU cores running them at once
-//! would only make them compete). Killing the process at any moment loses at most the
+//! Self-play is one session for the whole start of the process (KataGo's way): its games are
+//! not stopped at an iteration's end, since with a thousand long games in flight that threw
+//! away most of the work at every boundary. A promoted net is swapped into the session's
+//! inference service between two forwards, the games in progress go on with it, and each
+//! record names the net current at its game's start (`selfplay.swapped_games` in the metrics
+//! counts the games that straddled a swap). Games that finish while an iteration trains and
+//! checkpoints count to the next one. Killing the process at any moment loses at most the
 //! training since the last checkpoint and the games in progress; running the same command
 //! again continues from there.
 
@@ -27,17 +33,25 @@ use std::{
     path::PathBuf,
     sync::{
         atomic::{AtomicBool, AtomicU64, Ordering},
-        Arc, Mutex,
+        mpsc, Arc, Mutex,
     },
-    time::Instant,
+    time::{Duration, Instant},
 };
 
 use anyhow::{bail, Context};
 use fairyzero_evaluator::Contestant;
-use fairyzero_model::{service::InferenceService, NetConfig, PrecisionSetting, StandardEncoding};
+use fairyzero_model::{service::InferenceService, NetConfig, Precision, StandardEncoding, TrainBatch};
 use fairyzero_rules::Variant;
-use fairyzero_selfplay::{run_selfplay_until, GameRecord, RunOptions, Summary};
-use fairyzero_torch::{checkpoint, checkpoint::TransferReport, serve, ExecutorOptions, Net};
+use fairyzero_selfplay::{
+    run_selfplay_session, runner::SelfPlayError, CurrentNet, Evaluator, GameEnd, GameRecord, RunOptions, Summary,
+};
+use fairyzero_torch::{
+    checkpoint,
+    checkpoint::TransferReport,
+    serve,
+    training::{train_step_with, StepConfig},
+    ExecutorOptions, Net, TorchExecutor,
+};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -340,6 +354,21 @@ struct TrainJob {
     step_limit: Option<u64>,
     log_every: u64,
     threads: usize,
+    /// The run's `precision`, resolved for its device.
+    precision: Precision,
+}
+
+/// One optimizer step in the run's precision (what `Learner::train_step` does in fp32).
+fn train_step(learner: &mut Learner, batch: &TrainBatch, precision: Precision) -> StepStats {
+    let lr = learner.config.lr_at_progress(learner.optimizer.step_count(), learner.progress);
+    let step = StepConfig {
+        learning_rate: lr,
+        weight_decay: learner.config.weight_decay,
+        value_weight: learner.config.value_weight,
+        grad_clip: learner.config.grad_clip,
+    };
+    let losses = train_step_with(&learner.net, &mut learner.optimizer, batch, &step, precision);
+    StepStats { losses, lr, mirrored: batch.mirrored_count() }
 }
 
 /// Trains until self-play is done and the replay ratio is met, or `stop` is set (checked before
@@ -393,7 +422,7 @@ fn train_loop(
         };
         learner.progress =
             job.status.budget.fraction(job.status.games.load(Ordering::Relaxed), learner.step(), job.status.elapsed());
-        let stats = learner.train_step(&batch);
+        let stats = train_step(learner, &batch, job.precision);
         idle_since = Instant::now();
         all.push(stats);
         recent.push(stats);
@@ -487,6 +516,17 @@ impl Loop {
         Ok(checkpoint::load(&dir, Arc::clone(&self.variant), Some(learner.net.config()), self.device, false)?.net)
     }
 
+    /// The run's `precision` on its device.
+    fn precision(&self) -> Precision {
+        self.config.precision.resolve(self.device.is_cuda())
+    }
+
+    /// How the self-play executors run (the first one and every swapped-in one).
+    fn executor_options(&self) -> ExecutorOptions {
+        let threads = (self.config.output.inference_threads > 0).then_some(self.config.output.inference_threads);
+        ExecutorOptions { threads, precision: self.precision() }
+    }
+
     /// The self-play net behind the inference service that every self-play thread shares.
     fn selfplay_backend(&self, net: Net) -> InferenceService {
         let sp = &self.config.selfplay;
@@ -494,9 +534,7 @@ impl Loop {
         let mut service = sp.batching.service_config();
         // Never less than one worker's leaves, so that a worker's submission is one forward.
         service.max_batch = service.max_batch.max(per_batch);
-        let threads = (self.config.output.inference_threads > 0).then_some(self.config.output.inference_threads);
-        let precision = PrecisionSetting::Auto.resolve(self.device.is_cuda());
-        serve(net, service, ExecutorOptions { threads, precision })
+        serve(net, service, self.executor_options())
     }
 
     fn loader(&self) -> StoreLoader {
@@ -507,6 +545,7 @@ impl Loop {
             inference_threads: (self.config.output.inference_threads > 0)
                 .then_some(self.config.output.inference_threads),
             max_batch: self.config.eval.threads.max(1),
+            precision: self.precision(),
         }
     }
 
@@ -541,78 +580,79 @@ impl Loop {
             step_limit: (c.budget.steps > 0).then_some(c.budget.steps),
             log_every: c.output.log_every_steps,
             threads: c.train.threads,
+            precision: self.precision(),
         }
     }
 
-    /// Self-play of one iteration: every finished game is published and added to the window
-    /// (and counted for the training thread). Returns the summary and the new chunk keys.
-    /// `stop` is the iteration's own (time budget, failure); `interrupt` the signal's.
-    fn selfplay(
+    /// A finished game: published to the store (its key added to `keys`), counted, and its
+    /// positions added to the window. Returns the positions added.
+    fn take_game(&mut self, record: &GameRecord, keys: &mut Vec<String>) -> anyhow::Result<u64> {
+        self.game_seq += 1;
+        let key = artifacts::publish_game(self.store.as_ref(), &self.worker, self.game_seq, record, &self.scratch)
+            .context("publishing a game")?;
+        keys.push(key);
+        self.games += 1;
+        let n = self.add_game(record);
+        self.positions += n;
+        self.status.games.store(self.games, Ordering::Relaxed);
+        Ok(n)
+    }
+
+    /// The iteration's share of the session: finished games are taken (published, added to
+    /// the window and counted for the training thread) until `iteration.games` games or
+    /// `iteration.positions` positions, a stop, the time budget, or the session's end (its
+    /// games budget). The games in progress go on: the next iteration takes them. Returns the
+    /// games' summary (its `elapsed` and service figures are the caller's), their keys and how
+    /// many of them straddled a net swap.
+    fn collect(
         &mut self,
-        backend: &InferenceService,
-        stop: &AtomicBool,
+        session: &mut SelfPlaySession,
         interrupt: &AtomicBool,
         gate: &TrainGate,
-    ) -> anyhow::Result<(Summary, Vec<String>)> {
-        let budget = &self.status.budget;
-        let remaining = if budget.games > 0 { budget.games.saturating_sub(self.games) } else { u64::MAX };
-        let games = self.config.iteration.games.min(remaining);
-        let options = RunOptions {
-            games,
-            // Distinct per iteration and per restart: the game count only grows.
-            seed: self.config.seed ^ (self.games.wrapping_add(1)).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-            net: self.selfplay_checkpoint.clone(),
-            out_dir: None,
-            progress: false,
-        };
-        let mut keys = Vec::new();
-        let mut added = 0u64;
-        let mut failure: Option<anyhow::Error> = None;
-        let secs_budget = budget.secs;
-        let positions_target = self.config.iteration.positions;
+    ) -> anyhow::Result<(Summary, Vec<String>, u64)> {
+        let (games_target, positions_target) = (self.config.iteration.games, self.config.iteration.positions);
+        let secs_budget = self.status.budget.secs;
         let t0 = Instant::now();
-        let variant = Arc::clone(&self.variant);
-        let sp_config = self.config.selfplay.clone();
-        let summary = {
-            let mut on_game = |record: &GameRecord| {
-                if failure.is_some() {
-                    return;
-                }
-                self.game_seq += 1;
-                match artifacts::publish_game(self.store.as_ref(), &self.worker, self.game_seq, record, &self.scratch) {
-                    Ok(key) => keys.push(key),
-                    Err(e) => {
-                        failure = Some(e.context("publishing a game"));
-                        stop.store(true, Ordering::Relaxed);
-                        return;
-                    }
-                }
-                self.games += 1;
-                let n = self.add_game(record);
-                self.positions += n;
-                added += n;
-                gate.new_positions.fetch_add(n, Ordering::Release);
-                self.status.games.store(self.games, Ordering::Relaxed);
-                let secs = t0.elapsed().as_secs_f64().max(1e-9);
-                self.status.set(
-                    true,
-                    format!("self-play {:.2} games/s {:.0} pos/s", keys.len() as f64 / secs, added as f64 / secs),
-                );
-                if secs_budget > 0.0 && self.status.elapsed() >= secs_budget {
-                    stop.store(true, Ordering::Relaxed);
-                }
-                // `iteration.positions`: the games in progress are dropped (config.rs).
-                if positions_target > 0 && added >= positions_target {
-                    stop.store(true, Ordering::Relaxed);
+        let mut summary = Summary::default();
+        let mut keys = Vec::new();
+        let (mut added, mut swapped) = (0u64, 0u64);
+        while !interrupt.load(Ordering::Relaxed) {
+            if secs_budget > 0.0 && self.status.elapsed() >= secs_budget {
+                // The budget's end: the games in progress are dropped (the runner's stop).
+                session.stop.store(true, Ordering::Relaxed);
+                break;
+            }
+            let (record, end) = match session.games.recv_timeout(Duration::from_millis(50)) {
+                Ok(game) => game,
+                Err(mpsc::RecvTimeoutError::Timeout) => continue,
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    // Its games budget is played (or it failed: the error is returned).
+                    session.join()?;
+                    break;
                 }
             };
-            run_selfplay_until(&variant, &sp_config, backend, &options, &[stop, interrupt], &mut on_game)?
-        };
-        self.status.set(true, String::new());
-        if let Some(e) = failure {
-            return Err(e);
+            let n = match self.take_game(&record, &mut keys) {
+                Ok(n) => n,
+                Err(e) => {
+                    session.stop.store(true, Ordering::Relaxed);
+                    return Err(e);
+                }
+            };
+            summary.add(&record);
+            swapped += u64::from(end.swapped);
+            added += n;
+            gate.new_positions.fetch_add(n, Ordering::Release);
+            let secs = t0.elapsed().as_secs_f64().max(1e-9);
+            self.status.set(
+                true,
+                format!("self-play {:.2} games/s {:.0} pos/s", summary.games as f64 / secs, added as f64 / secs),
+            );
+            if summary.games >= games_target || (positions_target > 0 && added >= positions_target) {
+                break;
+            }
         }
-        Ok((summary, keys))
+        self.status.set(true, String::new());
+        Ok((summary, keys, swapped))
     }
 
     /// Reads the stored games back: single-game chunks left by a kill are compacted first, and
@@ -672,6 +712,7 @@ impl Loop {
                     "simulations_per_sec": summary.simulations_per_sec(), "mean_length": summary.mean_length(),
                     "first_player_score": summary.first_player_score(), "draw_rate": summary.draws as f64 / summary.games.max(1) as f64,
                     "mean_batch": summary.mean_batch(), "reasons": reasons, "net": report.selfplay_net,
+                    "swapped_games": report.swapped_games,
                 },
                 "train": {
                     "steps": steps.len(), "secs": train_secs, "steps_per_sec": steps.len() as f64 / train_secs.max(1e-9),
@@ -756,6 +797,9 @@ struct Run {
     stop: Arc<AtomicBool>,
     /// The budget that ran out, checked after the start and after every iteration.
     spent: Option<&'static str>,
+    /// The run's self-play, started by the first iteration (dropped before the lock: it joins
+    /// its thread).
+    selfplay: Option<SelfPlaySession>,
     /// Evaluations on their own thread (dropped before the lock: it joins the thread).
     evals: EvalWorker,
     /// Held until the run ends: one `train` process per run directory.
@@ -768,6 +812,8 @@ struct IterationReport {
     /// The checkpoint whose weights played the iteration's self-play.
     selfplay_net: String,
     selfplay: Summary,
+    /// Of the iteration's games, those that a net swap happened during.
+    swapped_games: u64,
     steps: Vec<StepStats>,
     train_secs: f64,
     /// The checkpoint whose evaluation this iteration queued, if any.
@@ -827,6 +873,9 @@ impl Run {
             Index::open(&index_path).context("opening the run's index (--rebuild-index rebuilds it from the store)")?
         };
         let resolved = config.to_toml();
+        // Recorded as written (0: "the cores self-play leaves"), resolved for this machine.
+        let mut config = config;
+        config.eval.cpu_threads = config.eval_cpu_threads();
         store.publish(
             &format!("{}{:013}.toml", artifacts::CONFIG_DIR, artifacts::unix_ms()),
             resolved.clone().into_bytes(),
@@ -956,7 +1005,8 @@ impl Run {
             metrics: Arc::clone(&lp.metrics),
             status: Arc::clone(&lp.status),
         });
-        let mut run = Run { lp, learner, rng, loader, run_dir, arch, stop, spent: None, evals, _lock: lock };
+        let mut run =
+            Run { lp, learner, rng, loader, run_dir, arch, stop, spent: None, selfplay: None, evals, _lock: lock };
         run.log_start(fresh, transferred_from, &manifests);
 
         // The untrained net is the first point of the rating curve; it is rated beside the first
@@ -1068,7 +1118,7 @@ impl Run {
         let time_before = self.time_split();
         let selfplay_net = self.lp.selfplay_checkpoint.clone();
         self.lp.status.iteration.store(self.lp.iteration + 1, Ordering::Relaxed);
-        let (selfplay, steps, train_secs) = self.play_and_train()?;
+        let (selfplay, swapped_games, steps, train_secs) = self.play_and_train()?;
         self.lp.step = self.learner.step();
         self.lp.samples_trained += (steps.len() * self.lp.config.train.batch_size) as u64;
         self.lp.iteration += 1;
@@ -1105,7 +1155,8 @@ impl Run {
             eval_secs: now.eval_secs - time_before.eval_secs,
             wall_secs: started.elapsed().as_secs_f64(),
         };
-        let report = IterationReport { started, selfplay_net, selfplay, steps, train_secs, eval_queued, time };
+        let report =
+            IterationReport { started, selfplay_net, selfplay, swapped_games, steps, train_secs, eval_queued, time };
         self.lp.log_iteration(&report);
         if let Err(e) = self.lp.index.sync(self.lp.store.as_ref()) {
             warn(&self.lp.status.bar, format!("index sync failed: {e}"));
@@ -1117,18 +1168,30 @@ impl Run {
         Ok(())
     }
 
-    /// Self-play with the self-play net and training on the window, on two threads (or one
-    /// after the other); the iteration's games end up compacted into one chunk. Returns the
-    /// self-play summary, every step's stats and the training time.
-    fn play_and_train(&mut self) -> anyhow::Result<(Summary, Vec<StepStats>, f64)> {
-        let backend = self.lp.selfplay_backend(self.lp.selfplay_net(&self.learner)?);
-        let selfplay_stop = AtomicBool::new(false);
+    /// Self-play's share of the iteration (the session started by the first iteration, with
+    /// the newly promoted net swapped in) and training on the window, on two threads (or one
+    /// after the other: the session plays on meanwhile); the iteration's games end up
+    /// compacted into one chunk. Returns the self-play summary (its time: the iteration's,
+    /// during all of which the session played), the games that straddled a swap, every step's
+    /// stats and the training time.
+    fn play_and_train(&mut self) -> anyhow::Result<(Summary, u64, Vec<StepStats>, f64)> {
+        let t0 = Instant::now();
         let gate = TrainGate { new_positions: AtomicU64::new(0), selfplay_done: AtomicBool::new(false) };
         let job = self.lp.train_job();
         let concurrent = self.lp.config.iteration.concurrent;
-        let Run { lp, learner, rng, stop, .. } = self;
+        let Run { lp, learner, rng, stop, selfplay, .. } = self;
+        let session = match selfplay {
+            Some(session) => {
+                if session.net.get() != lp.selfplay_checkpoint {
+                    session.swap(lp.selfplay_net(learner)?, &lp.selfplay_checkpoint);
+                }
+                session
+            }
+            None => selfplay.insert(SelfPlaySession::start(lp, lp.selfplay_net(learner)?, Arc::clone(stop))?),
+        };
+        let service_before = session.service.stats();
         let interrupt: &AtomicBool = stop;
-        let (selfplay_result, steps, train_secs) = std::thread::scope(|scope| {
+        let (collected, steps, train_secs) = std::thread::scope(|scope| {
             if concurrent {
                 let (job, gate_ref) = (&job, &gate);
                 let trainer = std::thread::Builder::new()
@@ -1139,31 +1202,58 @@ impl Run {
                         (steps, t0.elapsed().as_secs_f64())
                     })
                     .expect("cannot start the training thread");
-                let result = lp.selfplay(&backend, &selfplay_stop, interrupt, &gate);
+                let result = lp.collect(session, interrupt, &gate);
                 gate.selfplay_done.store(true, Ordering::Release);
                 let (steps, secs) = trainer.join().expect("the training thread panicked");
                 (result, steps, secs)
             } else {
-                let result = lp.selfplay(&backend, &selfplay_stop, interrupt, &gate);
+                let result = lp.collect(session, interrupt, &gate);
                 gate.selfplay_done.store(true, Ordering::Release);
                 let t0 = Instant::now();
                 let steps = train_loop(learner, &job, &gate, rng, interrupt);
                 (result, steps, t0.elapsed().as_secs_f64())
             }
         });
-        drop(backend);
         lp.time.train_secs += train_secs;
-        let (summary, keys) = selfplay_result?;
+        let (mut summary, keys, swapped) = collected?;
+        summary.elapsed = t0.elapsed();
+        let service = session.service.stats().since(&service_before);
+        summary.backend_busy = service.busy;
+        summary.service = Some(service);
         lp.time.selfplay_secs += summary.elapsed.as_secs_f64();
         if keys.len() >= 2 {
             artifacts::compact_games(lp.store.as_ref(), &keys, &lp.worker, &lp.scratch)?;
         }
-        Ok((summary, steps, train_secs))
+        Ok((summary, swapped, steps, train_secs))
+    }
+
+    /// Ends the self-play session: the games in progress are dropped, the ones finished and
+    /// not yet taken are published (into one chunk), so that every finished game is kept.
+    fn stop_selfplay(&mut self) -> anyhow::Result<()> {
+        let Some(mut session) = self.selfplay.take() else { return Ok(()) };
+        session.stop.store(true, Ordering::Relaxed);
+        let mut keys = Vec::new();
+        // Ends when the session's thread does, within a batch of the stop.
+        while let Ok((record, _)) = session.games.recv() {
+            self.lp.take_game(&record, &mut keys)?;
+        }
+        session.join()?;
+        if keys.len() >= 2 {
+            artifacts::compact_games(self.lp.store.as_ref(), &keys, &self.lp.worker, &self.lp.scratch)?;
+        }
+        if !keys.is_empty() {
+            say(
+                &self.lp.status.bar,
+                format!("{} game(s) finished after the last iteration were stored for the next start", keys.len()),
+            );
+        }
+        Ok(())
     }
 
     /// The final evaluation of the last checkpoint, the ranking and the summary files.
     fn finish(mut self) -> anyhow::Result<RunSummary> {
         let bar = self.lp.status.bar.clone();
+        self.stop_selfplay()?;
         if let Some(what) = self.spent {
             say(&bar, format!("the {what} budget is spent"));
         } else {
@@ -1276,6 +1366,90 @@ impl Run {
             self.lp.selfplay_checkpoint = name.to_string();
         }
         Ok(())
+    }
+}
+
+/// The run's self-play: one [`run_selfplay_session`] on a thread of its own for the whole
+/// start of the process, its finished games coming to the iterations through a channel.
+struct SelfPlaySession {
+    service: Arc<InferenceService>,
+    /// The id of the net in the service (what new games record).
+    net: CurrentNet,
+    executor: ExecutorOptions,
+    /// The session's own stop (time budget, a failure, the run's end); the run's interrupt flag
+    /// stops it too.
+    stop: Arc<AtomicBool>,
+    games: mpsc::Receiver<(Box<GameRecord>, GameEnd)>,
+    thread: Option<std::thread::JoinHandle<Result<Summary, SelfPlayError>>>,
+}
+
+impl SelfPlaySession {
+    /// Starts playing with `net` (the checkpoint `lp.selfplay_checkpoint`): the games budget's
+    /// remaining games, else until stopped.
+    fn start(lp: &Loop, net: Net, interrupt: Arc<AtomicBool>) -> anyhow::Result<SelfPlaySession> {
+        let service = Arc::new(lp.selfplay_backend(net));
+        let name = CurrentNet::new(lp.selfplay_checkpoint.clone());
+        let budget = lp.status.budget.games;
+        let options = RunOptions {
+            games: if budget > 0 { budget.saturating_sub(lp.games) } else { u64::MAX },
+            // Distinct per restart: the game count only grows.
+            seed: lp.config.seed ^ (lp.games.wrapping_add(1)).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            net: lp.selfplay_checkpoint.clone(),
+            out_dir: None,
+            progress: false,
+        };
+        let stop = Arc::new(AtomicBool::new(false));
+        let (tx, games) = mpsc::channel();
+        let thread = {
+            let (service, name, stop) = (Arc::clone(&service), name.clone(), Arc::clone(&stop));
+            let (variant, config) = (Arc::clone(&lp.variant), lp.config.selfplay.clone());
+            std::thread::Builder::new()
+                .name("selfplay".into())
+                .spawn(move || {
+                    let evaluator = Evaluator::Service(&service);
+                    run_selfplay_session(
+                        &variant,
+                        &config,
+                        evaluator,
+                        &options,
+                        &name,
+                        &[&stop, &interrupt],
+                        |g, end| {
+                            // The receiver is gone only when the run ended on an error.
+                            let _ = tx.send((Box::new(g.clone()), end));
+                        },
+                    )
+                })
+                .context("starting the self-play thread")?
+        };
+        Ok(SelfPlaySession { service, net: name, executor: lp.executor_options(), stop, games, thread: Some(thread) })
+    }
+
+    /// Puts `net` (the checkpoint `name`) in the service from its next forward on; the games in
+    /// progress go on with it, the games started from now on record `name`.
+    fn swap(&self, net: Net, name: &str) {
+        let executor = TorchExecutor::with_options(net, self.service.max_batch(), self.executor);
+        self.service.swap_executor(Box::new(executor));
+        self.net.set(name);
+    }
+
+    /// Waits for the session's thread (it has ended or been stopped) and returns its error.
+    fn join(&mut self) -> anyhow::Result<()> {
+        let Some(thread) = self.thread.take() else { return Ok(()) };
+        match thread.join() {
+            Ok(result) => result.map(drop).context("self-play"),
+            Err(_) => bail!("the self-play thread panicked"),
+        }
+    }
+}
+
+impl Drop for SelfPlaySession {
+    /// A run that ends on an error stops its self-play rather than leaving it playing.
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
     }
 }
 
