@@ -11,7 +11,10 @@ use std::{
 
 use anyhow::{bail, Context, Result};
 use fairyzero_evaluator::CheckpointLoader;
-use fairyzero_model::{service::ServiceConfig, Backend, NetConfig, PrecisionSetting};
+use fairyzero_model::{
+    service::{Executor, ServiceConfig},
+    Backend, NetConfig, Precision, PrecisionSetting,
+};
 use fairyzero_rules::Variant;
 
 use crate::commands::{bench::NetBenchArgs, train::TrainArgs};
@@ -64,6 +67,18 @@ impl Default for BackendOptions {
     }
 }
 
+/// A network's executor on its own, without a service around it: what `bench selfplay` serves
+/// itself and what the raw rates (`selfplay --bench-raw`, `bench selfplay --raw`) time alone.
+pub struct NetExecutor {
+    pub executor: Box<dyn Executor>,
+    /// Its id for game records, as [`NetRuntime::search_backend`] gives it.
+    pub id: String,
+    /// The device it runs on, for reports (`Cpu`, `Cuda(0)`).
+    pub device: String,
+    /// The precision `auto` resolved to on that device.
+    pub precision: Precision,
+}
+
 /// What the commands need from libtorch.
 pub trait NetRuntime {
     /// The lines after `fairyzero VERSION` in `--version`: the libtorch build and the device.
@@ -79,6 +94,11 @@ pub trait NetRuntime {
         variant: &Arc<Variant>,
         options: &BackendOptions,
     ) -> Result<(Box<dyn Backend>, String)>;
+
+    /// `spec`'s executor alone, batching up to `options.service.max_batch` positions (the
+    /// rest of `options.service` is the caller's to use). Each call builds the net anew (a
+    /// `random:` net from `options.init_seed`, so the same net each time).
+    fn executor(&self, spec: &NetSpec, variant: &Arc<Variant>, options: &BackendOptions) -> Result<NetExecutor>;
 
     /// Loads checkpoint players for matches and the designer tools; `None`: checkpoint players
     /// are refused (the evaluator's `NoLoader` error).
@@ -127,6 +147,10 @@ impl NetRuntime for WithoutLibtorch {
         Err(Self::refuse(&format!("the network {spec:?}")))
     }
 
+    fn executor(&self, spec: &NetSpec, _: &Arc<Variant>, _: &BackendOptions) -> Result<NetExecutor> {
+        Err(Self::refuse(&format!("the network {spec:?}")))
+    }
+
     fn checkpoint_loader(&self, _threads: Option<usize>) -> Option<Box<dyn CheckpointLoader>> {
         None
     }
@@ -161,6 +185,8 @@ mod tests {
         let v = Variant::load("gardner").unwrap();
         let options = BackendOptions::default();
         let err = WithoutLibtorch.search_backend(&NetSpec::Random(NetConfig::tiny()), &v, &options).err().unwrap();
+        assert!(err.to_string().contains("fairyzero-torch"), "{err}");
+        let err = WithoutLibtorch.executor(&NetSpec::Random(NetConfig::tiny()), &v, &options).err().unwrap();
         assert!(err.to_string().contains("fairyzero-torch"), "{err}");
         assert!(WithoutLibtorch.checkpoint_loader(Some(1)).is_none());
         assert!(WithoutLibtorch.version_lines()[0].contains("fairyzero-torch"));

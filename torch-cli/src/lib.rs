@@ -10,14 +10,14 @@ use std::{path::Path, sync::Arc, time::Duration};
 use anyhow::Context;
 use fairyzero_cli::{
     commands::{bench::NetBenchArgs, train::TrainArgs},
-    network::{BackendOptions, NetSpec},
+    network::{BackendOptions, NetExecutor, NetSpec},
     NetRuntime,
 };
 use fairyzero_evaluator::{CheckpointLoader, LoadError, LoadProblem, LoadedCheckpoint};
 use fairyzero_model::Backend;
 use fairyzero_model::{service::ServiceConfig, PrecisionSetting};
 use fairyzero_rules::Variant;
-use fairyzero_torch::{serve, serve_checkpoint, ExecutorOptions, Net};
+use fairyzero_torch::{serve, serve_checkpoint, Device, ExecutorOptions, Net, TorchExecutor};
 use fairyzero_trainer::{config::RunConfig, run::TrainOptions};
 
 /// Networks on libtorch, on the default device (the first CUDA device, else the CPU).
@@ -42,22 +42,24 @@ impl NetRuntime for TorchRuntime {
         options: &BackendOptions,
     ) -> anyhow::Result<(Box<dyn Backend>, String)> {
         let device = fairyzero_torch::default_device();
-        let executor =
-            ExecutorOptions { threads: options.threads, precision: options.precision.resolve(device.is_cuda()) };
-        let service = options.service.clone();
-        match spec {
-            NetSpec::Random(config) => {
-                let net = Net::seeded(config, Arc::clone(variant), device, options.init_seed);
-                Ok((Box::new(serve(net, service, executor)), format!("random-{config}")))
-            }
-            NetSpec::Checkpoint(dir) => {
-                let backend = serve_checkpoint(dir, Arc::clone(variant), None, device, service, executor)
-                    .with_context(|| format!("loading the checkpoint {}", dir.display()))?;
-                let id =
-                    dir.file_name().map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into_owned());
-                Ok((Box::new(backend), id))
-            }
-        }
+        let (net, id) = build_net(spec, variant, device, options.init_seed)?;
+        Ok((Box::new(serve(net, options.service.clone(), executor_options(options, device))), id))
+    }
+
+    fn executor(
+        &self,
+        spec: &NetSpec,
+        variant: &Arc<Variant>,
+        options: &BackendOptions,
+    ) -> anyhow::Result<NetExecutor> {
+        let device = fairyzero_torch::default_device();
+        let (net, id) = build_net(spec, variant, device, options.init_seed)?;
+        // What `serve` sets up before it starts its service.
+        fairyzero_torch::configure_cuda(device);
+        let executor_options = executor_options(options, device);
+        let precision = executor_options.precision;
+        let executor = TorchExecutor::with_options(net, options.service.max_batch.max(1), executor_options);
+        Ok(NetExecutor { executor: Box::new(executor), id, device: format!("{device:?}"), precision })
     }
 
     fn checkpoint_loader(&self, threads: Option<usize>) -> Option<Box<dyn CheckpointLoader>> {
@@ -87,6 +89,25 @@ impl NetRuntime for TorchRuntime {
     fn bench_net(&self, args: NetBenchArgs) -> anyhow::Result<()> {
         bench::bench_net(args)
     }
+}
+
+/// The net `spec` names on `device`, and its id for game records.
+fn build_net(spec: &NetSpec, variant: &Arc<Variant>, device: Device, init_seed: u64) -> anyhow::Result<(Net, String)> {
+    match spec {
+        NetSpec::Random(config) => {
+            Ok((Net::seeded(config, Arc::clone(variant), device, init_seed), format!("random-{config}")))
+        }
+        NetSpec::Checkpoint(dir) => {
+            let loaded = fairyzero_torch::checkpoint::load(dir, Arc::clone(variant), None, device, false)
+                .with_context(|| format!("loading the checkpoint {}", dir.display()))?;
+            let id = dir.file_name().map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into_owned());
+            Ok((loaded.net, id))
+        }
+    }
+}
+
+fn executor_options(options: &BackendOptions, device: Device) -> ExecutorOptions {
+    ExecutorOptions { threads: options.threads, precision: options.precision.resolve(device.is_cuda()) }
 }
 
 /// Largest forward of a checkpoint player's service: matches play at most this many games at

@@ -19,7 +19,7 @@ use crate::{
     limits,
     network::{BackendOptions, NetRuntime},
 };
-use fairyzero_model::service::ServiceConfig;
+use fairyzero_model::{service::ServiceConfig, PrecisionSetting};
 
 #[derive(Debug, clap::Args)]
 pub struct AnalyseArgs {
@@ -55,6 +55,10 @@ pub struct AnalyseArgs {
     #[arg(long, default_value_t = 10, value_parser = limits::count::<usize>(0, limits::MAX_ROWS))]
     pub top: usize,
 
+    /// Forward precision of --net: auto (bf16 on CUDA, fp32 on the CPU), fp32 or bf16
+    #[arg(long, default_value = "auto")]
+    pub precision: PrecisionSetting,
+
     /// libtorch intra-op threads of the network (at most 1,024). 1, as for `selfplay`: on a few
     /// cores libtorch's default (one per core) makes OpenMP spin against the search thread
     #[arg(long, default_value_t = 1, value_parser = limits::count::<usize>(1, limits::MAX_THREADS))]
@@ -81,7 +85,12 @@ pub fn run(args: AnalyseArgs, runtime: &dyn NetRuntime) -> Result<()> {
         max_wait: Duration::ZERO,
         ..ServiceConfig::default()
     };
-    let options = BackendOptions { service, threads: Some(args.torch_threads), ..BackendOptions::default() };
+    let options = BackendOptions {
+        service,
+        threads: Some(args.torch_threads),
+        precision: args.precision,
+        ..BackendOptions::default()
+    };
     let (evaluator, _) =
         evaluator_for(args.net.as_deref(), &variant, &options, runtime).context("setting up the network")?;
     let mut analyzer = Analyzer::new(pos, params, evaluator.as_ref());

@@ -3,19 +3,26 @@
 //! arguments; the helper, which links libtorch, runs it (torch-cli/src/bench.rs).
 //!
 //! `fairyzero bench selfplay`: self-play on an inference service after a warm-up, against the
-//! executor alone at the same batch (docs/plans/batching.md §6), with executors that need no
-//! libtorch (the uniform mock, a latency model of a device).
+//! executor alone at the same batch (docs/plans/batching.md §6). Its executor is the uniform
+//! mock or a latency model of a device (no libtorch: the lean program runs it), or a network,
+//! `random:SIZE` or a checkpoint, from the [`NetRuntime`] (the helper runs it).
 
 use std::{path::PathBuf, time::Duration};
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
-use fairyzero_model::service::{Executor, LatencyExecutor, UniformExecutor};
+use fairyzero_model::{
+    service::{Executor, LatencyExecutor, UniformExecutor},
+    PrecisionSetting,
+};
 use fairyzero_rules::Variant;
 use fairyzero_selfplay::{bench::bench_selfplay, config::RunSelfPlay};
 
 use super::LibtorchUse;
-use crate::{limits, network::NetRuntime};
+use crate::{
+    limits,
+    network::{BackendOptions, NetRuntime, NetSpec},
+};
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {
@@ -35,11 +42,12 @@ pub enum BenchWhat {
 }
 
 impl BenchArgs {
-    /// `bench net` builds a network; `bench selfplay` runs executors without libtorch.
+    /// `bench net` builds a network; `bench selfplay` too unless its executor is a mock.
     pub fn libtorch_use(&self) -> LibtorchUse {
-        match self.what {
+        match &self.what {
             BenchWhat::Net(_) => LibtorchUse::Needs,
-            BenchWhat::Selfplay(_) => LibtorchUse::None,
+            BenchWhat::Selfplay(args) if mock_executor(&args.net) => LibtorchUse::None,
+            BenchWhat::Selfplay(_) => LibtorchUse::Needs,
         }
     }
 }
@@ -53,10 +61,18 @@ pub struct SelfPlayBenchArgs {
     /// Variant, overriding the configuration's
     #[arg(long)]
     pub variant: Option<String>,
-    /// Executor: `mock` (uniform priors, draws, no cost) or `latency:PER_BATCH+PER_POSITION`
-    /// (sleeps like a device, e.g. `latency:20ms+10us`; answers like the mock)
+    /// Executor: `mock` (uniform priors, draws, no cost), `latency:PER_BATCH+PER_POSITION`
+    /// (sleeps like a device, e.g. `latency:20ms+10us`; answers like the mock), `random:SIZE`
+    /// (an untrained net: tiny, small, base or BLOCKSxCHANNELS) or a checkpoint directory
     #[arg(long, default_value = "mock")]
     pub net: String,
+    /// Forward precision of a network: auto (bf16 on CUDA, fp32 on the CPU), fp32 or bf16
+    #[arg(long, default_value = "auto")]
+    pub precision: PrecisionSetting,
+    /// libtorch intra-op threads of the network (at most 1,024). 1, as for `selfplay`, leaves
+    /// the other cores to the search threads
+    #[arg(long, default_value_t = 1, value_parser = limits::count::<usize>(1, limits::MAX_THREADS))]
+    pub torch_threads: usize,
     /// Games in parallel, overriding the configuration (at most 65,536)
     #[arg(long, value_parser = limits::count::<u32>(1, limits::MAX_PARALLEL))]
     pub parallel: Option<u32>,
@@ -76,7 +92,9 @@ pub struct SelfPlayBenchArgs {
     /// Seconds measured (more than 0, at most 1,000,000)
     #[arg(long, default_value_t = 20.0, value_parser = limits::seconds)]
     pub seconds: f64,
-    /// Also time the executor alone at the measured mean batch, for as long as `--seconds`
+    /// Also time the executor alone (a second one, once self-play has stopped) at the measured
+    /// mean batch, back to back from one thread, for as long as `--seconds`; fills the `raw
+    /// evaluations/s` and `ratio` columns
     #[arg(long)]
     pub raw: bool,
     /// Run seed
@@ -100,7 +118,44 @@ fn parse_latency(text: &str) -> Result<(Duration, Duration)> {
     })
 }
 
-fn bench_selfplay_row(args: SelfPlayBenchArgs) -> Result<()> {
+/// Whether `--net` names an executor that needs no libtorch.
+fn mock_executor(net: &str) -> bool {
+    net == "mock" || net.starts_with("latency")
+}
+
+/// What runs `bench selfplay`'s forwards: a mock, or a network from the runtime.
+enum BenchExecutor {
+    Uniform,
+    Latency { per_batch: Duration, per_position: Duration },
+    Net { spec: NetSpec, options: BackendOptions },
+}
+
+/// The executor of one run, with the device and precision for the table (`-` for mocks).
+struct Built {
+    executor: Box<dyn Executor>,
+    device: String,
+    precision: String,
+}
+
+impl BenchExecutor {
+    fn build(&self, variant: &std::sync::Arc<Variant>, max_batch: usize, runtime: &dyn NetRuntime) -> Result<Built> {
+        let mock = |executor: Box<dyn Executor>| Built { executor, device: "-".into(), precision: "-".into() };
+        Ok(match self {
+            BenchExecutor::Uniform => mock(Box::new(UniformExecutor::new(max_batch))),
+            BenchExecutor::Latency { per_batch, per_position } => {
+                mock(Box::new(LatencyExecutor { per_batch: *per_batch, per_position: *per_position, max_batch }))
+            }
+            BenchExecutor::Net { spec, options } => {
+                let mut options = options.clone();
+                options.service.max_batch = max_batch;
+                let net = runtime.executor(spec, variant, &options)?;
+                Built { executor: net.executor, device: net.device, precision: net.precision.to_string() }
+            }
+        })
+    }
+}
+
+fn bench_selfplay_row(args: SelfPlayBenchArgs, runtime: &dyn NetRuntime) -> Result<()> {
     let run = RunSelfPlay::load(&args.config)?;
     let mut config = run.selfplay;
     if let Some(p) = args.parallel {
@@ -121,28 +176,48 @@ fn bench_selfplay_row(args: SelfPlayBenchArgs) -> Result<()> {
     };
     let variant = Variant::load(&variant_name).context("loading the variant")?;
     let max_batch = config.batching.max_batch as usize;
-    let make: Box<dyn Fn() -> Box<dyn Executor>> = if args.net == "mock" {
-        Box::new(move || Box::new(UniformExecutor::new(max_batch)))
+    let kind = if args.net == "mock" {
+        BenchExecutor::Uniform
     } else if args.net.starts_with("latency") {
         let (per_batch, per_position) = parse_latency(&args.net)?;
-        Box::new(move || Box::new(LatencyExecutor { per_batch, per_position, max_batch }))
+        BenchExecutor::Latency { per_batch, per_position }
     } else {
-        bail!("--net {}: bench selfplay takes `mock` or `latency:PER_BATCH+PER_POSITION`", args.net);
+        let spec = NetSpec::parse(&args.net)?;
+        let options = BackendOptions {
+            service: config.batching.service_config(),
+            threads: Some(args.torch_threads),
+            precision: args.precision,
+            init_seed: args.seed,
+        };
+        BenchExecutor::Net { spec, options }
     };
-    let b = bench_selfplay(
+    let built = kind.build(&variant, max_batch, runtime).with_context(|| format!("--net {}", args.net))?;
+    let (device, precision) = (built.device, built.precision);
+    tracing::info!(
+        "bench selfplay: {} on {}, {:.1} s warm-up, {:.1} s measured",
+        built.executor.name(),
+        variant.name,
+        args.warmup,
+        args.seconds
+    );
+    let mut b = bench_selfplay(
         &variant,
         &config,
-        make.as_ref(),
+        built.executor,
         args.seed,
         Duration::from_secs_f64(args.warmup),
         Duration::from_secs_f64(args.seconds),
-        args.raw,
     )?;
+    if args.raw {
+        // The self-play service is gone: the second executor has the device to itself.
+        let mut raw = kind.build(&variant, max_batch.max(b.raw_batch()), runtime)?;
+        b.measure_raw(raw.executor.as_mut(), &variant, Duration::from_secs_f64(args.seconds));
+    }
     let missing = || "-".to_string();
-    println!("| variant | net | games at once | threads | max batch | evaluations/s | positions/s | simulations/s | mean batch | busy | raw evaluations/s | ratio |");
-    println!("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    println!("| variant | net | device | precision | games at once | threads | max batch | evaluations/s | positions/s | simulations/s | mean batch | busy | search waiting | raw evaluations/s | ratio |");
+    println!("| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     println!(
-        "| {} | {} | {} | {} | {} | {:.0} | {:.1} | {:.0} | {:.1} | {:.1}% | {} | {} |",
+        "| {} | {} | {device} | {precision} | {} | {} | {} | {:.0} | {:.1} | {:.0} | {:.1} | {:.1}% | {:.1}% | {} | {} |",
         variant.name,
         args.net,
         config.games_in_parallel,
@@ -153,6 +228,7 @@ fn bench_selfplay_row(args: SelfPlayBenchArgs) -> Result<()> {
         b.simulations_per_sec,
         b.service.mean_batch(),
         100.0 * b.service.busy_share(),
+        100.0 * b.search_wait,
         b.raw_per_sec.map_or_else(missing, |r| format!("{r:.0}")),
         b.ratio().map_or_else(missing, |r| format!("{r:.2}")),
     );
@@ -205,13 +281,55 @@ pub struct NetBenchArgs {
 pub fn run(args: BenchArgs, net: &dyn NetRuntime) -> anyhow::Result<()> {
     match args.what {
         BenchWhat::Net(args) => net.bench_net(args),
-        BenchWhat::Selfplay(args) => bench_selfplay_row(args),
+        BenchWhat::Selfplay(args) => bench_selfplay_row(args, net),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::network::WithoutLibtorch;
+
+    #[derive(clap::Parser)]
+    struct Bench {
+        #[command(flatten)]
+        args: BenchArgs,
+    }
+
+    fn parse(args: &[&str]) -> Result<BenchArgs, clap::Error> {
+        <Bench as clap::Parser>::try_parse_from(std::iter::once(&"bench").chain(args)).map(|b| b.args)
+    }
+
+    /// Mocks run in the lean program; a network goes to the helper, which links libtorch.
+    #[test]
+    fn bench_selfplay_with_a_network_is_handed_to_the_helper() {
+        let ckpt = std::env::temp_dir();
+        let cases: &[(&[&str], LibtorchUse)] = &[
+            (&["selfplay"], LibtorchUse::None),
+            (&["selfplay", "--net", "mock"], LibtorchUse::None),
+            (&["selfplay", "--net", "latency:20ms+10us"], LibtorchUse::None),
+            (&["selfplay", "--net", "random:tiny"], LibtorchUse::Needs),
+            (&["selfplay", "--net", "random:tiny", "--precision", "bf16", "--raw"], LibtorchUse::Needs),
+            (&["selfplay", "--net", ckpt.to_str().unwrap()], LibtorchUse::Needs),
+            (&["net"], LibtorchUse::Needs),
+        ];
+        for (args, expected) in cases {
+            assert_eq!(parse(args).unwrap().libtorch_use(), *expected, "{args:?}");
+        }
+    }
+
+    /// Bad values are refused by clap, naming the flag.
+    #[test]
+    fn bad_bench_selfplay_values_name_their_flag() {
+        for bad in ["--precision=fp16", "--max-batch=0", "--max-wait-us=10000001", "--torch-threads=0", "--seconds=0"] {
+            let err = parse(&["selfplay", bad]).err().unwrap_or_else(|| panic!("{bad} accepted"));
+            let flag = bad.split('=').next().unwrap();
+            assert!(err.to_string().contains(flag), "{bad}: {err}");
+        }
+        let args = parse(&["selfplay", "--precision", "fp32", "--raw"]).unwrap();
+        let BenchWhat::Selfplay(args) = args.what else { panic!("not bench selfplay") };
+        assert_eq!((args.precision, args.raw, args.torch_threads), (PrecisionSetting::Fp32, true, 1));
+    }
 
     #[test]
     fn latency_specs_parse_and_bad_ones_are_named() {
@@ -239,12 +357,14 @@ mod tests {
                 threads: None,
                 max_batch: Some(16),
                 max_wait_us: None,
+                precision: PrecisionSetting::Auto,
+                torch_threads: 1,
                 warmup: 0.2,
                 seconds: 0.3,
                 raw: true,
                 seed: 1,
             };
-            bench_selfplay_row(args).unwrap();
+            bench_selfplay_row(args, &WithoutLibtorch).unwrap();
         }
         let args = SelfPlayBenchArgs {
             config: config.clone(),
@@ -254,13 +374,16 @@ mod tests {
             threads: None,
             max_batch: None,
             max_wait_us: None,
+            precision: PrecisionSetting::Bf16,
+            torch_threads: 1,
             warmup: 0.1,
             seconds: 0.1,
             raw: false,
             seed: 1,
         };
-        let err = bench_selfplay_row(args).unwrap_err().to_string();
-        assert!(err.contains("random:tiny"), "{err}");
+        // The lean runtime refuses a network, naming the flag and the helper.
+        let err = format!("{:#}", bench_selfplay_row(args, &WithoutLibtorch).unwrap_err());
+        assert!(err.starts_with("--net random:tiny") && err.contains("fairyzero-torch"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

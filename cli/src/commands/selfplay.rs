@@ -4,9 +4,17 @@
 use std::{path::PathBuf, sync::Arc, time::Duration};
 
 use anyhow::{bail, Context, Result};
-use fairyzero_model::backend::{Backend, MockBackend};
+use fairyzero_model::{
+    backend::{Backend, MockBackend},
+    encoding::StandardEncoding,
+    PrecisionSetting,
+};
 use fairyzero_rules::Variant;
-use fairyzero_selfplay::{bench, config::RunSelfPlay, run_selfplay, RunOptions};
+use fairyzero_selfplay::{
+    bench::{self, RawComparison},
+    config::RunSelfPlay,
+    run_selfplay, RunOptions, SelfPlayConfig, Summary,
+};
 
 use crate::{
     limits,
@@ -53,11 +61,25 @@ pub struct SelfPlayArgs {
     #[arg(long, value_parser = limits::count::<u32>(1, limits::MAX_PARALLEL))]
     pub parallel: Option<u32>,
 
-    /// Also measure the network's raw throughput at the self-play batch size (back-to-back
-    /// batches from one thread, for this many seconds) and report self-play's share of it
-    /// (more than 0, at most 1,000,000)
+    /// After the run, also time the network alone for this many seconds, back to back from one
+    /// thread at the run's mean batch per forward, and report self-play's evaluations/s as a
+    /// share of that raw rate (more than 0, at most 1,000,000)
     #[arg(long, value_name = "SECONDS", value_parser = limits::seconds)]
     pub bench_raw: Option<f64>,
+
+    /// Most positions in one forward, overriding `[selfplay.batching] max_batch` (never below
+    /// one search thread's leaves per round; at most 16,384)
+    #[arg(long, value_parser = limits::count::<u32>(1, limits::MAX_BATCH))]
+    pub max_batch: Option<u32>,
+
+    /// Microseconds a non-empty batch may wait for more leaves once the network is idle,
+    /// overriding `[selfplay.batching] max_wait_us` (0: launch at once; at most 10,000,000)
+    #[arg(long, value_parser = limits::count::<u64>(0, limits::MAX_WAIT_US))]
+    pub max_wait_us: Option<u64>,
+
+    /// Forward precision of --net: auto (bf16 on CUDA, fp32 on the CPU), fp32 or bf16
+    #[arg(long, default_value = "auto")]
+    pub precision: PrecisionSetting,
 
     /// libtorch intra-op threads of the inference thread. 1 leaves the other cores to the
     /// search threads; more makes OpenMP spin against them (70x slower on a busy 2-core box;
@@ -82,15 +104,8 @@ pub fn evaluator_for(
     runtime.search_backend(&spec, variant, options)
 }
 
-fn clock_seed() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0)
-}
-
-pub fn run(args: SelfPlayArgs, runtime: &dyn NetRuntime) -> Result<()> {
-    // Before the start-up log line, so that a Ctrl-C after it always stops cleanly.
-    let stop = crate::interrupt::stop_flag();
-    let run = RunSelfPlay::load(&args.config)?;
-    let mut config = run.selfplay;
+/// The command line's values in place of the run file's.
+fn apply_overrides(args: &SelfPlayArgs, config: &mut SelfPlayConfig) {
     if let Some(s) = args.simulations {
         config.simulations = s;
     }
@@ -100,6 +115,54 @@ pub fn run(args: SelfPlayArgs, runtime: &dyn NetRuntime) -> Result<()> {
     if let Some(p) = args.parallel {
         config.games_in_parallel = p;
     }
+    if let Some(b) = args.max_batch {
+        config.batching.max_batch = b;
+    }
+    if let Some(w) = args.max_wait_us {
+        config.batching.max_wait_us = w;
+    }
+}
+
+/// `--bench-raw`: the evaluator of the finished run timed alone at the run's mean batch. A
+/// network's service is dropped first and a fresh executor of the same net (same seed, same
+/// checkpoint) is timed without a service, back to back from this thread, as `bench net`
+/// times it: encoding is outside the timing, as self-play encodes in the search threads. The
+/// uniform mock has no service: it is called as self-play called it.
+fn bench_raw(
+    summary: &Summary,
+    evaluator: Box<dyn Backend>,
+    spec: Option<&NetSpec>,
+    variant: &Arc<Variant>,
+    options: &BackendOptions,
+    runtime: &dyn NetRuntime,
+    duration: Duration,
+) -> Result<RawComparison> {
+    let Some(spec) = spec else {
+        return Ok(RawComparison::new(summary, |batch| {
+            bench::raw_throughput(evaluator.as_ref(), variant, batch, duration)
+        }));
+    };
+    drop(evaluator);
+    let mut options = options.clone();
+    options.service.max_batch = options.service.max_batch.max(RawComparison::raw_batch(summary));
+    let mut net = runtime.executor(spec, variant, &options).context("--bench-raw: building the network again")?;
+    tracing::info!("--bench-raw: timing {} alone for {:.1} s", net.executor.name(), duration.as_secs_f64());
+    let encoding = StandardEncoding::new(Arc::clone(variant));
+    Ok(RawComparison::new(summary, |batch| {
+        bench::raw_executor_throughput(net.executor.as_mut(), &encoding, variant, batch, duration)
+    }))
+}
+
+fn clock_seed() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0)
+}
+
+pub fn run(args: SelfPlayArgs, runtime: &dyn NetRuntime) -> Result<()> {
+    // Before the start-up log line, so that a Ctrl-C after it always stops cleanly.
+    let stop = crate::interrupt::stop_flag();
+    let run = RunSelfPlay::load(&args.config)?;
+    let mut config = run.selfplay;
+    apply_overrides(&args, &mut config);
     config.validate()?;
     let Some(variant_name) = args.variant.or(run.variant) else {
         bail!("{}: no `variant` key; set one or pass --variant", args.config.display());
@@ -113,26 +176,23 @@ pub fn run(args: SelfPlayArgs, runtime: &dyn NetRuntime) -> Result<()> {
     let mut service = config.batching.service_config();
     service.max_batch = service.max_batch.max(per_batch);
     let backend_options =
-        BackendOptions { service, threads: Some(args.torch_threads), init_seed: seed, ..BackendOptions::default() };
+        BackendOptions { service, threads: Some(args.torch_threads), precision: args.precision, init_seed: seed };
     let (evaluator, net_id) = evaluator_for(args.net.as_deref(), &variant, &backend_options, runtime)?;
     tracing::info!(
-        "self-play: {} games of {} with {} ({:?}, {} simulations, {} games at once on {} threads), seed {seed}",
+        "self-play: {} games of {} with {} ({:?}, {} simulations, {} games at once on {} threads, batches of at most {}), seed {seed}",
         args.games,
         variant.name,
         evaluator.info().name,
         config.search,
         config.simulations,
         config.games_in_parallel,
-        config.threads
+        config.threads,
+        backend_options.service.max_batch,
     );
-    let raw = args.bench_raw.map(|secs| {
-        let rate = bench::raw_throughput(evaluator.as_ref(), &variant, per_batch, Duration::from_secs_f64(secs));
-        tracing::info!("raw network throughput at batch {per_batch}: {rate:.0} positions/s");
-        rate
-    });
     let options = RunOptions { games: args.games, seed, net: net_id, out_dir: Some(args.out.clone()), progress: true };
     let summary = run_selfplay(&variant, &config, evaluator.as_ref(), &options, &stop, |_| {})?;
-    if stop.load(std::sync::atomic::Ordering::Relaxed) {
+    let interrupted = stop.load(std::sync::atomic::Ordering::Relaxed);
+    if interrupted {
         println!(
             "interrupted: the {} games finished so far are written, the {} in progress are dropped",
             summary.games,
@@ -140,12 +200,16 @@ pub fn run(args: SelfPlayArgs, runtime: &dyn NetRuntime) -> Result<()> {
         );
     }
     println!("{summary}");
-    if let Some(raw) = raw {
-        let inside = summary.evaluated() as f64 / summary.elapsed.as_secs_f64().max(1e-9);
-        println!(
-            "evaluator inside self-play: {inside:.0} positions/s = {:.2} x the raw {raw:.0} positions/s at batch {per_batch}",
-            inside / raw
-        );
+    match args.bench_raw {
+        Some(_) if interrupted => println!("--bench-raw: skipped, the run was interrupted"),
+        Some(_) if summary.evaluated() == 0 => println!("--bench-raw: skipped, nothing was evaluated"),
+        Some(secs) => {
+            let duration = Duration::from_secs_f64(secs);
+            let spec = args.net.as_deref().map(NetSpec::parse).transpose()?;
+            let report = bench_raw(&summary, evaluator, spec.as_ref(), &variant, &backend_options, runtime, duration)?;
+            println!("{report}");
+        }
+        None => {}
     }
     println!("records: {} file(s) in {}", summary.files.len(), args.out.display());
     Ok(())
@@ -185,7 +249,11 @@ mod tests {
             simulations: None,
             threads: None,
             parallel: None,
-            bench_raw: None,
+            // The uniform mock timed alone after the run, at the run's mean batch per call.
+            bench_raw: Some(0.05),
+            max_batch: Some(4),
+            max_wait_us: Some(0),
+            precision: PrecisionSetting::Auto,
             torch_threads: 1,
         };
         run(args, &WithoutLibtorch).unwrap();
@@ -223,5 +291,69 @@ mod tests {
             .unwrap();
         assert!(err.to_string().contains("no such checkpoint directory"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[derive(clap::Parser)]
+    struct SelfPlay {
+        #[command(flatten)]
+        args: SelfPlayArgs,
+    }
+
+    fn parse(extra: &[&str]) -> Result<SelfPlayArgs, clap::Error> {
+        let base = ["selfplay", "--config", "c.toml", "--games", "1", "--out", "o"];
+        <SelfPlay as clap::Parser>::try_parse_from(base.iter().chain(extra)).map(|p| p.args)
+    }
+
+    /// The batching and precision flags parse into their fields, default to the run file's
+    /// values (none given) and `auto`.
+    #[test]
+    fn batching_and_precision_flags_parse() {
+        let args = parse(&[]).unwrap();
+        assert_eq!((args.max_batch, args.max_wait_us, args.precision), (None, None, PrecisionSetting::Auto));
+        let args = parse(&["--max-batch", "256", "--max-wait-us", "0", "--precision", "bf16"]).unwrap();
+        assert_eq!((args.max_batch, args.max_wait_us, args.precision), (Some(256), Some(0), PrecisionSetting::Bf16));
+        let args = parse(&["--max-batch", "16384", "--max-wait-us", "10000000", "--precision", "fp32"]).unwrap();
+        assert_eq!(
+            (args.max_batch, args.max_wait_us, args.precision),
+            (Some(16_384), Some(10_000_000), PrecisionSetting::Fp32)
+        );
+    }
+
+    /// A bad value is refused before any work, by clap, naming the flag.
+    #[test]
+    fn bad_batching_and_precision_values_name_their_flag() {
+        for (flag, value) in [
+            ("--max-batch", "0"),
+            ("--max-batch", "16385"),
+            ("--max-batch", "many"),
+            ("--max-wait-us", "10000001"),
+            ("--max-wait-us", "-1"),
+            ("--precision", "fp16"),
+            ("--bench-raw", "0"),
+            ("--bench-raw", "inf"),
+        ] {
+            let err = parse(&[&format!("{flag}={value}")]).err().unwrap_or_else(|| panic!("{flag} {value} accepted"));
+            assert_eq!(err.kind(), clap::error::ErrorKind::ValueValidation, "{flag} {value}: {err}");
+            assert!(err.to_string().contains(flag), "{flag} {value}: {err}");
+        }
+    }
+
+    /// The flags replace the run file's `[selfplay.batching]` keys; the others stay.
+    #[test]
+    fn batching_flags_override_the_run_file() {
+        let run = RunSelfPlay::parse(
+            "run.toml",
+            "[selfplay]\nsimulations = 2\n[selfplay.batching]\nmax_batch = 32\nmax_wait_us = 700\ngroups = 3\n",
+        )
+        .unwrap();
+        let mut config = run.selfplay.clone();
+        apply_overrides(&parse(&[]).unwrap(), &mut config);
+        assert_eq!(config, run.selfplay);
+        apply_overrides(
+            &parse(&["--max-batch", "512", "--max-wait-us", "0", "--simulations", "9"]).unwrap(),
+            &mut config,
+        );
+        assert_eq!((config.batching.max_batch, config.batching.max_wait_us), (512, 0));
+        assert_eq!((config.batching.groups, config.simulations), (3, 9));
     }
 }
