@@ -1,8 +1,10 @@
 //! `fairyzero bench net` (arguments in cli/src/commands/bench.rs): network forward speed at
 //! several batch sizes, and what encoding the batch costs next to it. `--breakdown` times the
-//! forward's parts apart (host packing, copies to the device, trunk, heads, copies back with the
-//! host softmax), synchronising a CUDA device after each, so that the gap to a plain trunk can
-//! be attributed; `--precision-check` compares bf16 with fp32 on one batch.
+//! forward's parts apart (host packing, copies to the device, trunk, heads, the device softmax
+//! with the copy back), synchronising a CUDA device after each, so that the gap to a plain
+//! trunk can be attributed; `--precision-check` compares bf16 with fp32 on one batch. The
+//! parts are the executor's own code (`HostTensors`, `DeviceStaging`, `device_probabilities`),
+//! so the figures are what an inference service's forward costs.
 
 use std::{
     sync::Arc,
@@ -13,7 +15,11 @@ use anyhow::Context;
 use fairyzero_cli::commands::bench::NetBenchArgs;
 use fairyzero_model::{EncodedBatch, NetConfig, Precision, StandardEncoding};
 use fairyzero_rules::{Move, MoveList, Position, Variant};
-use fairyzero_torch::{net::probabilities, Device, HostTensors, Net};
+use fairyzero_torch::{
+    executor::{device_probabilities, DeviceStaging},
+    net::probabilities,
+    Device, HostTensors, Net,
+};
 
 /// splitmix64, so that the benchmark's positions do not depend on a RNG crate's versions.
 struct Rng(u64);
@@ -58,7 +64,7 @@ fn process_cpu_time() -> Option<Duration> {
 }
 
 /// The parts of one evaluation, in the order they run.
-const PARTS: [&str; 5] = ["host pack", "to device", "trunk", "heads", "to host + softmax"];
+const PARTS: [&str; 5] = ["host pack", "to device", "trunk", "heads", "softmax + to host"];
 
 /// Waits for the device's queued work (CUDA kernels run asynchronously); nothing on a CPU.
 fn synchronize(device: Device) {
@@ -67,10 +73,30 @@ fn synchronize(device: Device) {
     }
 }
 
-/// One evaluation of `batch` as the inference thread runs it (pack, copy, forward, copy back and
-/// softmax), returning the time of each part. With `sync`, the device is synchronised after each
-/// part so that the parts' times are the device's, not the launches'.
-fn evaluate_parts(net: &Net, batch: &EncodedBatch, precision: Precision, sync: bool) -> [Duration; 5] {
+/// The executor's reusable buffers: what `TorchExecutor::run` packs into and copies through.
+struct Buffers {
+    packed: HostTensors,
+    staging: DeviceStaging,
+    host: Vec<f32>,
+}
+
+impl Buffers {
+    fn new(device: Device) -> Buffers {
+        Buffers { packed: HostTensors::new(), staging: DeviceStaging::new(device), host: Vec::new() }
+    }
+}
+
+/// One evaluation of `batch` as the executor runs it (`TorchExecutor::run`: pack into reused
+/// buffers, copy up through page-locked staging on CUDA, forward, softmax on the device, one
+/// copy back), returning the time of each part. With `sync`, the device is synchronised after
+/// each part so that the parts' times are the device's, not the launches'.
+fn evaluate_parts(
+    net: &Net,
+    buffers: &mut Buffers,
+    batch: &EncodedBatch,
+    precision: Precision,
+    sync: bool,
+) -> [Duration; 5] {
     let device = net.device();
     let mut times = [Duration::ZERO; 5];
     tch::no_grad(|| {
@@ -83,16 +109,17 @@ fn evaluate_parts(net: &Net, batch: &EncodedBatch, precision: Precision, sync: b
             times[i] = now - mark;
             mark = now;
         };
-        let host = HostTensors::from_batches(&[batch]);
+        buffers.packed.pack(&[batch]);
         lap(&mut times, 0);
-        let input = host.to_device(device);
+        let input = buffers.staging.upload(&buffers.packed);
         lap(&mut times, 1);
         let trunk = net.trunk_with(&input, precision);
         lap(&mut times, 2);
         let output = net.heads_with(&trunk, &input, precision);
         lap(&mut times, 3);
-        let (policies, _) = probabilities(&output, &input.offsets);
-        assert_eq!(policies.len(), batch.len());
+        let probabilities = device_probabilities(&output, &input);
+        buffers.staging.download(&probabilities, &mut buffers.host);
+        assert_eq!(buffers.host.len(), batch.moves().len() + 3 * batch.len());
         lap(&mut times, 4);
     });
     times
@@ -195,10 +222,11 @@ pub fn bench_net(args: NetBenchArgs) -> anyhow::Result<()> {
         encoding.encode_batch(chosen.iter().map(|(p, m)| (p, m.as_slice())))
     };
     let mut breakdown_rows = Vec::new();
+    let mut buffers = Buffers::new(device);
     for &b in &args.batches {
         // Warm-up: allocator, MKL-DNN kernel selection, CUDA context, cuDNN autotuning.
         for _ in 0..2 {
-            let _ = evaluate_parts(&net, &encode(&take(b)), precision, false);
+            let _ = evaluate_parts(&net, &mut buffers, &encode(&take(b)), precision, false);
         }
         let (mut encode_time, mut forward_time, mut runs) = (Duration::ZERO, Duration::ZERO, 0u32);
         let budget = Duration::from_secs_f64(args.seconds);
@@ -209,7 +237,7 @@ pub fn bench_net(args: NetBenchArgs) -> anyhow::Result<()> {
             let batch = encode(&chosen);
             let t1 = Instant::now();
             // Without --breakdown nothing waits between the parts: the forward as search sees it.
-            let _ = evaluate_parts(&net, &batch, precision, false);
+            let _ = evaluate_parts(&net, &mut buffers, &batch, precision, false);
             let t2 = Instant::now();
             encode_time += t1 - t0;
             forward_time += t2 - t1;
@@ -235,29 +263,37 @@ pub fn bench_net(args: NetBenchArgs) -> anyhow::Result<()> {
                 let t0 = Instant::now();
                 let batch = encode(&chosen);
                 encode_part += t0.elapsed();
-                for (sum, t) in parts.iter_mut().zip(evaluate_parts(&net, &batch, precision, true)) {
+                for (sum, t) in parts.iter_mut().zip(evaluate_parts(&net, &mut buffers, &batch, precision, true)) {
                     *sum += t;
                 }
             }
             let ms = |d: Duration| d.as_secs_f64() * 1e3 / runs as f64;
-            breakdown_rows.push((b, ms(encode_part), parts.map(ms)));
+            breakdown_rows.push((b, ms(encode_part), parts.map(ms), buffers.packed.bytes()));
         }
     }
     if args.breakdown {
         println!();
-        println!("Breakdown (device synchronised after each part; ms per batch):");
+        println!(
+            "Breakdown (device synchronised after each part; ms per batch; {}):",
+            match (device.is_cuda(), buffers.staging.is_pinned()) {
+                (false, _) => "the CPU reads the packed buffers in place",
+                (true, true) => "inputs copied up from page-locked memory without blocking",
+                (true, false) => "inputs copied up from pageable memory: pinning failed",
+            }
+        );
         println!();
-        println!("| batch | encode | {} | total | host share |", PARTS.join(" | "));
-        println!("|------:|{}", "------:|".repeat(PARTS.len() + 3));
-        for (b, encode_ms, parts) in &breakdown_rows {
+        println!("| batch | encode | {} | total | host share | KiB up |", PARTS.join(" | "));
+        println!("|------:|{}", "------:|".repeat(PARTS.len() + 4));
+        for (b, encode_ms, parts, bytes) in &breakdown_rows {
             let total: f64 = parts.iter().sum();
-            // Host work inside the forward: packing the columns and the softmax's copy back.
+            // Host work inside the forward: packing the columns and the copies both ways.
             let host = parts[0] + parts[1] + parts[4];
             let cells: Vec<String> = parts.iter().map(|t| format!("{t:.3}")).collect();
             println!(
-                "| {b} | {encode_ms:.3} | {} | {total:.3} | {:.1}% |",
+                "| {b} | {encode_ms:.3} | {} | {total:.3} | {:.1}% | {:.0} |",
                 cells.join(" | "),
-                100.0 * host / total.max(1e-9)
+                100.0 * host / total.max(1e-9),
+                *bytes as f64 / 1024.0
             );
         }
     }
