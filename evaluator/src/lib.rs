@@ -3,12 +3,15 @@
 //! run's checkpoints.
 //!
 //! - [`player`]: the [`Player`] trait, [`PlayerSpec`] (`random`, `greedy`, `alphabeta:DEPTH`,
-//!   `PATH@SIMS`) and [`Contestant`] (a player factory, one player per game);
+//!   `alphabeta:ms=N`, `PATH@SIMS`) and [`Contestant`] (a player factory, one player per game,
+//!   marked CPU-bound or not);
 //! - [`values`]: piece values (the variant's, estimated from mobility, or uniform);
 //! - [`alphabeta`]: the alpha-beta baseline engine;
 //! - [`search_player`]: a checkpoint as a player (the self-play crate's search with a net that
 //!   the caller loads through a [`CheckpointLoader`]; this crate does not link libtorch);
-//! - [`matches`](mod@matches): openings, games, parallel matches, [`MatchGame`]s, the match report;
+//! - [`matches`](mod@matches): openings, games, many games at once (checkpoint players batched
+//!   by their inference service, CPU-bound moves on `cpu_threads` permits), [`MatchGame`]s, the
+//!   match report;
 //! - [`store`]: the append-only results store `DIR/matches/*.jsonl` of a run directory;
 //! - [`ratings`]: Bradley–Terry maximum likelihood, bootstrap or likelihood intervals;
 //! - [`sprt`]: the sequential probability ratio test for gating;

@@ -1,5 +1,10 @@
 //! A checkpoint (or any [`Backend`]) as a player: the self-play crate's tree search with a
 //! fixed simulation budget per move, no exploration noise, and tree reuse between moves.
+//!
+//! It evaluates one leaf per search round and blocks for the answer. Its backend is normally an
+//! inference service shared by all games of a match, so the game threads' leaves merge into
+//! batches there (see [`matches`](crate::matches)); the answers, and so the moves, do not
+//! depend on which batch a leaf landed in.
 
 use std::sync::Arc;
 
