@@ -44,7 +44,7 @@ impl NetSpec {
 }
 
 /// How a search backend is set up.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct BackendOptions {
     /// How the inference service batches the searches' leaves.
     pub service: ServiceConfig,
@@ -54,17 +54,6 @@ pub struct BackendOptions {
     pub precision: PrecisionSetting,
     /// Seed of a `random:` net's initial weights.
     pub init_seed: u64,
-}
-
-impl Default for BackendOptions {
-    fn default() -> BackendOptions {
-        BackendOptions {
-            service: ServiceConfig::default(),
-            threads: None,
-            precision: PrecisionSetting::default(),
-            init_seed: 0,
-        }
-    }
 }
 
 /// A network's executor on its own, without a service around it: what `bench selfplay` serves
