@@ -329,8 +329,36 @@ struct Loop {
     last_checkpoint: String,
     last_stats: Option<StepStats>,
     game_seq: u64,
+    /// Games stored while an iteration's training caught up, counted to the next iteration(s)
+    /// (they are in the store and the window already).
+    pending: std::collections::VecDeque<Taken>,
     /// Self-play, training and gating time of this start (evaluations: the worker's).
     time: TimeSplit,
+}
+
+/// A game taken from the session: stored and in the window, to be counted to an iteration.
+struct Taken {
+    /// The game alone (merged into its iteration's summary).
+    tally: Summary,
+    key: String,
+    /// Positions it added to the window.
+    positions: u64,
+    swapped: bool,
+}
+
+/// Adds a game's counts to an iteration's self-play summary.
+fn merge(into: &mut Summary, game: &Summary) {
+    into.games += game.games;
+    into.positions += game.positions;
+    into.policy_targets += game.policy_targets;
+    into.simulations += game.simulations;
+    into.evaluations += game.evaluations;
+    into.blue_wins += game.blue_wins;
+    into.tan_wins += game.tan_wins;
+    into.draws += game.draws;
+    for (reason, n) in &game.reasons {
+        *into.reasons.entry(reason.clone()).or_default() += n;
+    }
 }
 
 /// How the training thread keeps the replay ratio: it may train `samples_per_position` samples
@@ -584,26 +612,46 @@ impl Loop {
         }
     }
 
-    /// A finished game: published to the store (its key added to `keys`), counted, and its
-    /// positions added to the window. Returns the positions added.
-    fn take_game(&mut self, record: &GameRecord, keys: &mut Vec<String>) -> anyhow::Result<u64> {
+    /// A finished game: published to the store, counted in the run's totals, and its positions
+    /// added to the window.
+    fn take_game(&mut self, record: &GameRecord, end: GameEnd) -> anyhow::Result<Taken> {
         self.game_seq += 1;
         let key = artifacts::publish_game(self.store.as_ref(), &self.worker, self.game_seq, record, &self.scratch)
             .context("publishing a game")?;
-        keys.push(key);
         self.games += 1;
-        let n = self.add_game(record);
-        self.positions += n;
+        let positions = self.add_game(record);
+        self.positions += positions;
         self.status.games.store(self.games, Ordering::Relaxed);
-        Ok(n)
+        let mut tally = Summary::default();
+        tally.add(record);
+        Ok(Taken { tally, key, positions, swapped: end.swapped })
     }
 
-    /// The iteration's share of the session: finished games are taken (published, added to
-    /// the window and counted for the training thread) until `iteration.games` games or
-    /// `iteration.positions` positions, a stop, the time budget, or the session's end (its
-    /// games budget). The games in progress go on: the next iteration takes them. Returns the
-    /// games' summary (its `elapsed` and service figures are the caller's), their keys and how
-    /// many of them straddled a net swap.
+    /// While an iteration's training catches up: takes the games the session finishes (so that
+    /// a kill loses none of them) and keeps them for the next iteration. Waits up to `wait` for
+    /// one. A failure to store one stops the session.
+    fn take_for_later(&mut self, session: &mut SelfPlaySession, wait: Duration) -> anyhow::Result<()> {
+        match session.games.recv_timeout(wait) {
+            Ok((record, end)) => match self.take_game(&record, end) {
+                Ok(taken) => self.pending.push_back(taken),
+                Err(e) => {
+                    session.stop.store(true, Ordering::Relaxed);
+                    return Err(e);
+                }
+            },
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            // Ended: collect() reports how.
+            Err(mpsc::RecvTimeoutError::Disconnected) => std::thread::sleep(wait),
+        }
+        Ok(())
+    }
+
+    /// The iteration's share of the session: games (first those stored while the previous
+    /// iteration trained, then new ones) are counted to it, and their positions to the training
+    /// thread's allowance, until `iteration.games` games or `iteration.positions` positions, a
+    /// stop, the time budget, or the session's end (its games budget). The games in progress go
+    /// on: the next iteration takes them. Returns the games' summary (its `elapsed` and service
+    /// figures are the caller's), their keys and how many of them straddled a net swap.
     fn collect(
         &mut self,
         session: &mut SelfPlaySession,
@@ -617,31 +665,37 @@ impl Loop {
         let mut keys = Vec::new();
         let (mut added, mut swapped) = (0u64, 0u64);
         while !interrupt.load(Ordering::Relaxed) {
-            if secs_budget > 0.0 && self.status.elapsed() >= secs_budget {
-                // The budget's end: the games in progress are dropped (the runner's stop).
-                session.stop.store(true, Ordering::Relaxed);
-                break;
-            }
-            let (record, end) = match session.games.recv_timeout(Duration::from_millis(50)) {
-                Ok(game) => game,
-                Err(mpsc::RecvTimeoutError::Timeout) => continue,
-                Err(mpsc::RecvTimeoutError::Disconnected) => {
-                    // Its games budget is played (or it failed: the error is returned).
-                    session.join()?;
-                    break;
+            let taken = match self.pending.pop_front() {
+                Some(taken) => taken,
+                None => {
+                    if secs_budget > 0.0 && self.status.elapsed() >= secs_budget {
+                        // The budget's end: the games in progress are dropped (the runner's stop).
+                        session.stop.store(true, Ordering::Relaxed);
+                        break;
+                    }
+                    let (record, end) = match session.games.recv_timeout(Duration::from_millis(50)) {
+                        Ok(game) => game,
+                        Err(mpsc::RecvTimeoutError::Timeout) => continue,
+                        Err(mpsc::RecvTimeoutError::Disconnected) => {
+                            // Its games budget is played (or it failed: the error is returned).
+                            session.join()?;
+                            break;
+                        }
+                    };
+                    match self.take_game(&record, end) {
+                        Ok(taken) => taken,
+                        Err(e) => {
+                            session.stop.store(true, Ordering::Relaxed);
+                            return Err(e);
+                        }
+                    }
                 }
             };
-            let n = match self.take_game(&record, &mut keys) {
-                Ok(n) => n,
-                Err(e) => {
-                    session.stop.store(true, Ordering::Relaxed);
-                    return Err(e);
-                }
-            };
-            summary.add(&record);
-            swapped += u64::from(end.swapped);
-            added += n;
-            gate.new_positions.fetch_add(n, Ordering::Release);
+            merge(&mut summary, &taken.tally);
+            keys.push(taken.key);
+            swapped += u64::from(taken.swapped);
+            added += taken.positions;
+            gate.new_positions.fetch_add(taken.positions, Ordering::Release);
             let secs = t0.elapsed().as_secs_f64().max(1e-9);
             self.status.set(
                 true,
@@ -976,6 +1030,7 @@ impl Run {
             last_checkpoint,
             last_stats: None,
             game_seq: 0,
+            pending: Default::default(),
             time: TimeSplit::default(),
             config,
         };
@@ -1191,28 +1246,37 @@ impl Run {
         };
         let service_before = session.service.stats();
         let interrupt: &AtomicBool = stop;
+        // Training runs on its own thread, from the start (`iteration.concurrent`) or once the
+        // iteration's games are in; either way this thread stores the games that the session
+        // finishes meanwhile, for the next iteration.
         let (collected, steps, train_secs) = std::thread::scope(|scope| {
-            if concurrent {
-                let (job, gate_ref) = (&job, &gate);
-                let trainer = std::thread::Builder::new()
+            let (job, gate_ref) = (&job, &gate);
+            let spawn = move || {
+                std::thread::Builder::new()
                     .name("train".into())
                     .spawn_scoped(scope, move || {
                         let t0 = Instant::now();
                         let steps = train_loop(learner, job, gate_ref, rng, interrupt);
                         (steps, t0.elapsed().as_secs_f64())
                     })
-                    .expect("cannot start the training thread");
-                let result = lp.collect(session, interrupt, &gate);
-                gate.selfplay_done.store(true, Ordering::Release);
-                let (steps, secs) = trainer.join().expect("the training thread panicked");
-                (result, steps, secs)
+                    .expect("cannot start the training thread")
+            };
+            let (trainer, mut result) = if concurrent {
+                let trainer = spawn();
+                (trainer, lp.collect(session, interrupt, &gate))
             } else {
                 let result = lp.collect(session, interrupt, &gate);
                 gate.selfplay_done.store(true, Ordering::Release);
-                let t0 = Instant::now();
-                let steps = train_loop(learner, &job, &gate, rng, interrupt);
-                (result, steps, t0.elapsed().as_secs_f64())
+                (spawn(), result)
+            };
+            gate.selfplay_done.store(true, Ordering::Release);
+            while result.is_ok() && !trainer.is_finished() {
+                if let Err(e) = lp.take_for_later(session, Duration::from_millis(20)) {
+                    result = Err(e);
+                }
             }
+            let (steps, secs) = trainer.join().expect("the training thread panicked");
+            (result, steps, secs)
         });
         lp.time.train_secs += train_secs;
         let (mut summary, keys, swapped) = collected?;
@@ -1232,10 +1296,10 @@ impl Run {
     fn stop_selfplay(&mut self) -> anyhow::Result<()> {
         let Some(mut session) = self.selfplay.take() else { return Ok(()) };
         session.stop.store(true, Ordering::Relaxed);
-        let mut keys = Vec::new();
+        let mut keys: Vec<String> = self.lp.pending.drain(..).map(|t| t.key).collect();
         // Ends when the session's thread does, within a batch of the stop.
-        while let Ok((record, _)) = session.games.recv() {
-            self.lp.take_game(&record, &mut keys)?;
+        while let Ok((record, end)) = session.games.recv() {
+            keys.push(self.lp.take_game(&record, end)?.key);
         }
         session.join()?;
         if keys.len() >= 2 {
@@ -1244,7 +1308,7 @@ impl Run {
         if !keys.is_empty() {
             say(
                 &self.lp.status.bar,
-                format!("{} game(s) finished after the last iteration were stored for the next start", keys.len()),
+                format!("{} game(s) finished after the last iteration's were stored for the next start", keys.len()),
             );
         }
         Ok(())
