@@ -127,12 +127,12 @@ impl NetSection {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct IterationConfig {
-    /// Self-play games per iteration.
+    /// Finished self-play games per iteration. Self-play is one session across iterations:
+    /// the games in progress at an iteration's end go on (with the new net once promoted) and
+    /// count to a later iteration.
     pub games: u64,
-    /// End the iteration's self-play once its finished games hold this many new positions
-    /// (0: off, `games` alone ends it). With both set, whichever comes first. Games still in
-    /// progress at that moment are dropped (self-play hands over finished games only), so pick
-    /// it at least a few times `selfplay.games_in_parallel` x the mean game length.
+    /// End the iteration once its finished games hold this many new positions (0: off, `games`
+    /// alone ends it). With both set, whichever comes first.
     pub positions: u64,
     /// Optimizer steps per iteration: `new positions * samples_per_position / batch_size`, so
     /// that each new position is seen about this many times while in the window.
@@ -141,8 +141,9 @@ pub struct IterationConfig {
     pub min_steps: u64,
     pub max_steps: u64,
     /// Train on a thread of its own while the iteration's games are played (with the previous
-    /// net), rather than after them. The replay ratio is the same: training never gets ahead
-    /// of `samples_per_position` times the positions played.
+    /// net), rather than once they are in (self-play plays on either way). The replay ratio is
+    /// the same: training never gets ahead of `samples_per_position` times the positions
+    /// played.
     pub concurrent: bool,
 }
 

@@ -48,13 +48,20 @@ fn training_starts_before_the_step0_evaluation_ends() {
     );
     assert_eq!(lines[step0_eval]["matches"][0]["games"], 100, "{}", lines[step0_eval]);
 
-    // Iterations end by positions, long before their 1,000 games (not at exactly 300: the games
-    // that finished while the trainer took in the 300th position still arrive).
+    // Iterations end by positions, long before their 1,000 games: at the game that brings the
+    // 300th position (games finished meanwhile count to the next iteration).
     let iterations: Vec<&serde_json::Value> = lines.iter().filter(|l| l["kind"] == "iteration").collect();
     assert!(!iterations.is_empty());
     let first = &iterations[0]["selfplay"];
     assert!(first["positions"].as_u64().unwrap() >= 300, "{first}");
     assert!(first["games"].as_u64().unwrap() < 1000, "{first}");
+    // ... and the games in progress there go on: none is dropped, every one counted is stored.
+    let store_dir = format!("file://{}", run.display());
+    let store = fairyzero_trainer::store::ObjectStoreBackend::open(&store_dir).unwrap();
+    let (games, _) = fairyzero_trainer::artifacts::read_all_games(&store, &dir.path().join("scratch"), false).unwrap();
+    assert_eq!(games.len() as u64, summary.games);
+    let counted: u64 = iterations.iter().map(|it| it["selfplay"]["games"].as_u64().unwrap()).sum();
+    assert!(counted <= summary.games, "{counted} games counted, {} stored", summary.games);
 
     // The time split: in every iteration line, each part within the wall time.
     for it in &iterations {
