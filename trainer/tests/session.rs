@@ -4,14 +4,9 @@
 
 use std::{collections::BTreeMap, path::Path};
 
-use fairyzero_trainer::{
-    artifacts,
-    config::RunConfig,
-    store::ObjectStoreBackend,
-    TrainOptions,
-};
+use fairyzero_trainer::{artifacts, config::RunConfig, store::ObjectStoreBackend, TrainOptions};
 
-fn config(run_dir: &Path) -> RunConfig {
+fn config(run_dir: &Path, concurrent: bool) -> RunConfig {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/runs/tiny.toml");
     let overrides = [
         format!("run_dir={:?}", run_dir.display().to_string()),
@@ -24,15 +19,27 @@ fn config(run_dir: &Path) -> RunConfig {
         "eval.every=0".to_string(),
         "eval.final.games=0".to_string(),
         "output.tensorboard=false".to_string(),
+        format!("iteration.concurrent={concurrent}"),
     ];
     RunConfig::load(Path::new(path), &overrides).unwrap()
 }
 
 #[test]
 fn games_in_progress_go_on_across_iterations_with_their_starting_net() {
+    persistent_session(true);
+}
+
+/// Training after the iteration's games: self-play plays on meanwhile, and the games it
+/// finishes then count to the next iteration.
+#[test]
+fn the_session_plays_on_while_a_non_concurrent_iteration_trains() {
+    persistent_session(false);
+}
+
+fn persistent_session(concurrent: bool) {
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("run");
-    let summary = fairyzero_trainer::train(config(&run), &TrainOptions::default()).unwrap();
+    let summary = fairyzero_trainer::train(config(&run, concurrent), &TrainOptions::default()).unwrap();
     println!("{}", summary.to_markdown());
 
     let metrics = std::fs::read_to_string(run.join("metrics.jsonl")).unwrap();
