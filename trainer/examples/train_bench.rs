@@ -70,6 +70,6 @@ fn main() {
     });
     let mut learner = Learner::new(net, TrainConfig::default());
     time("learner step", &mut || {
-        learner.train_step(&tb);
+        learner.train_step(&tb, fairyzero_model::Precision::Fp32);
     });
 }

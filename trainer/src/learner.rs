@@ -3,10 +3,10 @@
 //! weight decay, gradient clipping) is tensor code and lives in the torch backend
 //! ([`fairyzero_torch::training`]); the batch comes in drawn and augmented (see `replay.rs`).
 
-use fairyzero_model::TrainBatch;
+use fairyzero_model::{Precision, TrainBatch};
 use fairyzero_torch::{
     optim::{AdamW, AdamWConfig},
-    training::{train_step, StepConfig, StepLosses},
+    training::{train_step_with, StepConfig, StepLosses},
     Net,
 };
 use serde::Serialize;
@@ -72,8 +72,9 @@ impl Learner {
         self.optimizer.step_count()
     }
 
-    /// Trains on one batch.
-    pub fn train_step(&mut self, batch: &TrainBatch) -> StepStats {
+    /// Trains on one batch, the forward in `precision` (the loss, the gradients and AdamW stay
+    /// fp32).
+    pub fn train_step(&mut self, batch: &TrainBatch, precision: Precision) -> StepStats {
         let lr = self.config.lr_at_progress(self.optimizer.step_count(), self.progress);
         let step = StepConfig {
             learning_rate: lr,
@@ -81,7 +82,7 @@ impl Learner {
             value_weight: self.config.value_weight,
             grad_clip: self.config.grad_clip,
         };
-        let losses = train_step(&self.net, &mut self.optimizer, batch, &step);
+        let losses = train_step_with(&self.net, &mut self.optimizer, batch, &step, precision);
         StepStats { losses, lr, mirrored: batch.mirrored_count() }
     }
 }

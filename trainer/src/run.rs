@@ -40,18 +40,12 @@ use std::{
 
 use anyhow::{bail, Context};
 use fairyzero_evaluator::Contestant;
-use fairyzero_model::{service::InferenceService, NetConfig, Precision, StandardEncoding, TrainBatch};
+use fairyzero_model::{service::InferenceService, NetConfig, Precision, StandardEncoding};
 use fairyzero_rules::Variant;
 use fairyzero_selfplay::{
     run_selfplay_session, runner::SelfPlayError, CurrentNet, Evaluator, GameEnd, GameRecord, RunOptions, Summary,
 };
-use fairyzero_torch::{
-    checkpoint,
-    checkpoint::TransferReport,
-    serve,
-    training::{train_step_with, StepConfig},
-    ExecutorOptions, Net, TorchExecutor,
-};
+use fairyzero_torch::{checkpoint, checkpoint::TransferReport, serve, ExecutorOptions, Net, TorchExecutor};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -386,19 +380,6 @@ struct TrainJob {
     precision: Precision,
 }
 
-/// One optimizer step in the run's precision (what `Learner::train_step` does in fp32).
-fn train_step(learner: &mut Learner, batch: &TrainBatch, precision: Precision) -> StepStats {
-    let lr = learner.config.lr_at_progress(learner.optimizer.step_count(), learner.progress);
-    let step = StepConfig {
-        learning_rate: lr,
-        weight_decay: learner.config.weight_decay,
-        value_weight: learner.config.value_weight,
-        grad_clip: learner.config.grad_clip,
-    };
-    let losses = train_step_with(&learner.net, &mut learner.optimizer, batch, &step, precision);
-    StepStats { losses, lr, mirrored: batch.mirrored_count() }
-}
-
 /// Trains until self-play is done and the replay ratio is met, or `stop` is set (checked before
 /// every step: a large replay ratio once trained for minutes after a SIGTERM). Returns every
 /// step's stats.
@@ -450,7 +431,7 @@ fn train_loop(
         };
         learner.progress =
             job.status.budget.fraction(job.status.games.load(Ordering::Relaxed), learner.step(), job.status.elapsed());
-        let stats = train_step(learner, &batch, job.precision);
+        let stats = learner.train_step(&batch, job.precision);
         idle_since = Instant::now();
         all.push(stats);
         recent.push(stats);
