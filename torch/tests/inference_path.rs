@@ -50,7 +50,8 @@ fn reference_input(batch: &EncodedBatch) -> NetInput {
     let n = batch.squares() as i64;
     let (b, h, w) = (batch.len() as i64, batch.height() as i64, batch.width() as i64);
     let mut cols: [Vec<i64>; 7] = Default::default();
-    let (mut aux, mut caps, mut second): ([Vec<i64>; 2], [Vec<i64>; 2], [Vec<i64>; 5]) = Default::default();
+    let (mut aux, mut caps): ([Vec<i64>; 2], [Vec<i64>; 2]) = Default::default();
+    let mut second: [Vec<i64>; 5] = Default::default();
     let mut m = 0i64;
     for i in 0..batch.len() {
         let base = i as i64 * n;
@@ -67,7 +68,7 @@ fn reference_input(batch: &EncodedBatch) -> NetInput {
             for (c, v) in cols.iter_mut().zip(values) {
                 c.push(v);
             }
-            let mut pair = |to: &mut [Vec<i64>; 2], sq: u16| {
+            let pair = |to: &mut [Vec<i64>; 2], sq: u16| {
                 to[0].push(m);
                 to[1].push(base + sq as i64);
             };
