@@ -78,7 +78,7 @@ pub struct SelfPlayArgs {
     pub max_wait_us: Option<u64>,
 
     /// Forward precision of --net: auto (bf16 on CUDA, fp32 on the CPU), fp32 or bf16
-    #[arg(long, default_value = "auto")]
+    #[arg(long, default_value = "auto", requires = "net")]
     pub precision: PrecisionSetting,
 
     /// libtorch intra-op threads of the inference thread. 1 leaves the other cores to the
@@ -310,13 +310,19 @@ mod tests {
     fn batching_and_precision_flags_parse() {
         let args = parse(&[]).unwrap();
         assert_eq!((args.max_batch, args.max_wait_us, args.precision), (None, None, PrecisionSetting::Auto));
-        let args = parse(&["--max-batch", "256", "--max-wait-us", "0", "--precision", "bf16"]).unwrap();
+        let args = parse(&["--max-batch", "256", "--max-wait-us", "0", "--net", "random:tiny", "--precision", "bf16"])
+            .unwrap();
         assert_eq!((args.max_batch, args.max_wait_us, args.precision), (Some(256), Some(0), PrecisionSetting::Bf16));
-        let args = parse(&["--max-batch", "16384", "--max-wait-us", "10000000", "--precision", "fp32"]).unwrap();
+        let args =
+            parse(&["--max-batch", "16384", "--max-wait-us", "10000000", "--net", "x", "--precision", "fp32"]).unwrap();
         assert_eq!(
             (args.max_batch, args.max_wait_us, args.precision),
             (Some(16_384), Some(10_000_000), PrecisionSetting::Fp32)
         );
+        // The uniform mock has no precision: the flag is refused rather than ignored.
+        let err = parse(&["--precision", "bf16"]).err().expect("--precision without --net accepted");
+        assert_eq!(err.kind(), clap::error::ErrorKind::MissingRequiredArgument, "{err}");
+        assert!(err.to_string().contains("--net"), "{err}");
     }
 
     /// A bad value is refused before any work, by clap, naming the flag.
