@@ -56,7 +56,7 @@ pub struct AnalyseArgs {
     pub top: usize,
 
     /// Forward precision of --net: auto (bf16 on CUDA, fp32 on the CPU), fp32 or bf16
-    #[arg(long, default_value = "auto")]
+    #[arg(long, default_value = "auto", requires = "net")]
     pub precision: PrecisionSetting,
 
     /// libtorch intra-op threads of the network (at most 1,024). 1, as for `selfplay`: on a few
