@@ -10,8 +10,9 @@
 //! - [`backend`]: [`serve`] and [`serve_checkpoint`], a net behind the batching
 //!   [`fairyzero_model::service::InferenceService`], which is the [`fairyzero_model::Backend`]
 //!   every search uses;
-//! - [`executor`]: [`TorchExecutor`], a net on a device as the service's executor (softmax on
-//!   the device, one copy back per batch);
+//! - [`executor`]: [`TorchExecutor`], a net on a device as the service's executor: each batch
+//!   packed into two reused host buffers, uploaded through page-locked staging without
+//!   blocking on CUDA, channels-last on CUDA, softmaxes on the device, one copy back;
 //! - the runtime: devices, threads, seeds and what libtorch this program runs on.
 //!
 //! Everything else (encoding, the backend contract, piece identities, network sizes) is plain
@@ -26,7 +27,7 @@ mod runtime;
 pub mod training;
 
 pub use backend::{serve, serve_checkpoint};
-pub use executor::{ExecutorOptions, TorchExecutor};
+pub use executor::{ConvLayout, DeviceStaging, ExecutorOptions, TorchExecutor};
 pub use fairyzero_model::{Precision, PrecisionSetting};
 pub use net::{resolve_precision, HostTensors, Net, NetInput, NetOutput};
 pub use runtime::{
