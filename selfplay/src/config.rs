@@ -218,6 +218,11 @@ pub struct SelfPlayConfig {
     pub playout_cap: Option<PlayoutCapConfig>,
     /// How leaves are batched when the evaluator is an inference service (`[selfplay.batching]`).
     pub batching: BatchingConfig,
+    /// Seconds over which a run admits its games gradually instead of starting all
+    /// `games_in_parallel` at once (0: off). At `t` seconds into the run at most
+    /// `max(threads, ceil(games_in_parallel * t / ramp_secs))` games are in progress, so the
+    /// first games get fast round trips and finish early; see docs/selfplay.md, "Ramp".
+    pub ramp_secs: f64,
 }
 
 /// The `[selfplay.batching]` section: the inference service that all search threads share
@@ -275,6 +280,7 @@ impl Default for SelfPlayConfig {
             gumbel: GumbelConfig::default(),
             playout_cap: None,
             batching: BatchingConfig::default(),
+            ramp_secs: 0.0,
         }
     }
 }
@@ -323,6 +329,8 @@ impl SelfPlayConfig {
         for (key, value) in floats {
             check(value.is_finite(), &format!("{key} must be a finite number (it is {value})"));
         }
+        check(self.ramp_secs.is_finite(), &format!("`ramp_secs` must be a finite number (it is {})", self.ramp_secs));
+        check(self.ramp_secs.is_nan() || self.ramp_secs >= 0.0, "`ramp_secs` must not be negative");
         check(p.c_puct > 0.0, "`puct.c_puct` must be positive");
         check(p.fpu_reduction >= 0.0, "`puct.fpu_reduction` must not be negative");
         check(p.dirichlet_alpha > 0.0, "`puct.dirichlet_alpha` must be positive");
@@ -475,6 +483,25 @@ mod tests {
         assert_eq!(run.variant.as_deref(), Some("scirocco"));
         assert!(run.selfplay.playout_cap.is_some());
         assert_eq!(run.selfplay.batching, BatchingConfig::default());
+    }
+
+    /// `ramp_secs` takes an integer or a float; infinite, NaN and negative values are refused by
+    /// name, and so is a typo of the key.
+    #[test]
+    fn ramp_secs_is_read_and_checked() {
+        assert_eq!(SelfPlayConfig::default().ramp_secs, 0.0);
+        assert_eq!(RunSelfPlay::parse("x.toml", "[selfplay]\nramp_secs = 120\n").unwrap().selfplay.ramp_secs, 120.0);
+        assert_eq!(RunSelfPlay::parse("x.toml", "[selfplay]\nramp_secs = 2.5\n").unwrap().selfplay.ramp_secs, 2.5);
+        for (value, problem) in [
+            ("inf", "`ramp_secs` must be a finite number (it is inf)"),
+            ("nan", "`ramp_secs` must be a finite number (it is NaN)"),
+            ("-1.0", "`ramp_secs` must not be negative"),
+        ] {
+            let err = RunSelfPlay::parse("x.toml", &format!("[selfplay]\nramp_secs = {value}\n")).unwrap_err();
+            assert!(err.to_string().contains(problem), "{value}: {err}");
+        }
+        let err = RunSelfPlay::parse("x.toml", "[selfplay]\nramp_sec = 2\n").unwrap_err();
+        assert!(err.to_string().contains("ramp_sec"), "{err}");
     }
 
     #[test]

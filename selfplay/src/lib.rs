@@ -5,7 +5,8 @@
 //!   that the leaves of many games share one backend batch; tree reuse between moves.
 //! - [`runner`]: `threads` workers, each driving many [`game::SelfPlayGame`]s, with one batch
 //!   at a time through a blocking [`Backend`](fairyzero_model::backend::Backend) or several in
-//!   flight through an inference service; a training run's long session swaps nets as it goes.
+//!   flight through an inference service; a training run's long session swaps nets as it goes;
+//!   [`runner::Ramp`] admits a run's games gradually at its start (`selfplay.ramp_secs`).
 //! - [`analyse`]: one position at a time with node/time limits and a stop flag.
 //! - [`record`]: versioned, compressed, atomically written chunk files; replay rebuilds the
 //!   training positions. [`export`] prints games and exports PGN.
@@ -46,7 +47,7 @@ pub mod tree;
 pub use config::{SearchKind, SelfPlayConfig};
 pub use record::{GameRecord, MoveRecord};
 pub use runner::{
-    run_selfplay, run_selfplay_session, run_selfplay_until, run_selfplay_with, CurrentNet, Evaluator, GameEnd,
+    run_selfplay, run_selfplay_session, run_selfplay_until, run_selfplay_with, CurrentNet, Evaluator, GameEnd, Ramp,
     RunOptions, Summary,
 };
 pub use search::{Search, SearchOptions, SearchParams};

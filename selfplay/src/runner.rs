@@ -19,6 +19,10 @@
 //! swaps a new net into the service between two forwards and names it in a [`CurrentNet`]; the
 //! games in progress go on with the new net, and each record names the net that was current
 //! when its game started.
+//!
+//! `selfplay.ramp_secs` admits the games of a run gradually ([`Ramp`]): games started all at
+//! once progress in lockstep and finish together, minutes after the start on a long variant;
+//! a few games first get fast round trips and finish early (docs/selfplay.md, "Ramp").
 
 use std::{
     collections::BTreeMap,
@@ -89,6 +93,94 @@ pub struct GameEnd {
     /// Another net was current when the game ended than when it started: a swap happened while
     /// it was played (its record names the net it started with).
     pub swapped: bool,
+    /// When the game was admitted, since the run began (after it took its place in the
+    /// [`Ramp`]'s count).
+    pub started: Duration,
+    /// When it ended, since the run began (before it left the count).
+    pub finished: Duration,
+}
+
+/// The admission schedule of `selfplay.ramp_secs`: how many games may be in progress at a
+/// time since the run began.
+///
+/// Games started together progress in lockstep (one evaluation each per round of the
+/// evaluator) and so all finish late; admitting them over `ramp_secs` lets the first few play
+/// on small, fast batches and finish early, while later ones fill the batches up.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Ramp {
+    games_in_parallel: u64,
+    workers: u64,
+    secs: f64,
+}
+
+impl Ramp {
+    /// The ramp of `games_in_parallel` games on `workers` search threads over `secs` seconds
+    /// (0: none, every game at once).
+    pub fn new(games_in_parallel: u32, workers: usize, secs: f64) -> Ramp {
+        let games_in_parallel = u64::from(games_in_parallel.max(1));
+        // A NaN or negative length (refused by `validate`) means no ramp.
+        let secs = if secs > 0.0 { secs } else { 0.0 };
+        Ramp { games_in_parallel, workers: (workers.max(1) as u64).min(games_in_parallel), secs }
+    }
+
+    /// The ramp of a run configuration, on the workers the runner starts for it.
+    pub fn of(config: &SelfPlayConfig) -> Ramp {
+        Ramp::new(config.games_in_parallel, worker_count(config), config.ramp_secs)
+    }
+
+    /// Whether every game may be in progress `elapsed` into the run.
+    pub fn is_over(&self, elapsed: Duration) -> bool {
+        self.secs == 0.0 || elapsed.as_secs_f64() >= self.secs
+    }
+
+    /// The most games in progress in total `elapsed` into the run:
+    /// `max(workers, ceil(games_in_parallel * elapsed / secs))` during the ramp (one game per
+    /// worker from the start, so that no search thread is idle), `games_in_parallel` after it.
+    pub fn limit(&self, elapsed: Duration) -> u64 {
+        if self.is_over(elapsed) {
+            return self.games_in_parallel;
+        }
+        let share = (self.games_in_parallel as f64 * elapsed.as_secs_f64() / self.secs).ceil() as u64;
+        share.clamp(self.workers, self.games_in_parallel)
+    }
+
+    /// A worker's part of `limit`: `max(1, floor(limit * slots / games_in_parallel))` for a
+    /// worker with `slots` places. Keeps the admitted games spread over the search threads
+    /// (which search them on their own cores) and gives each one from the start. The parts of
+    /// the runner's workers, whose slot counts differ by at most one, add up to at most `limit`:
+    /// where a part is raised to 1, every part is 1 (each `limit * slots / games_in_parallel` is
+    /// then below 2) and `limit >= workers`; elsewhere the floors add up to at most `limit`.
+    pub fn worker_limit(&self, limit: u64, slots: usize) -> u64 {
+        (limit * slots as u64 / self.games_in_parallel).max(1)
+    }
+
+    /// How long a worker that was refused a game waits before it asks again: until the limit
+    /// next grows, within [0.2 ms, 2 ms] (a game that ends elsewhere frees a place too, and a
+    /// stop must be seen soon).
+    fn pause(&self, elapsed: Duration) -> Duration {
+        let (min, max) = (0.0002, 0.002);
+        let per_game = self.secs / self.games_in_parallel as f64;
+        if self.secs == 0.0 {
+            return Duration::from_secs_f64(min);
+        }
+        let next = (elapsed.as_secs_f64() / per_game).floor() + 1.0;
+        Duration::from_secs_f64((next * per_game - elapsed.as_secs_f64()).clamp(min, max))
+    }
+}
+
+/// Search threads of a run: `threads`, never more than `games_in_parallel`.
+fn worker_count(config: &SelfPlayConfig) -> usize {
+    (config.threads as usize).min(config.games_in_parallel as usize).max(1)
+}
+
+/// What a worker's request for a new game got.
+enum Admission {
+    /// Game `i`, admitted this long into the run.
+    Game(u64, Duration),
+    /// Not now: the ramp's limit is reached.
+    Later,
+    /// No more games: all were claimed, or the run is stopping.
+    NoMore,
 }
 
 /// Where a game's net id comes from.
@@ -147,6 +239,8 @@ enum InFlight {
 /// Some of a worker's games, evaluated together.
 struct Group {
     games: Vec<Option<SelfPlayGame>>,
+    /// When the game in each place was admitted, since the run began.
+    started: Vec<Duration>,
     in_flight: Option<InFlight>,
     /// Leaves of the submission in flight.
     submitted: usize,
@@ -160,6 +254,11 @@ struct Shared<'a> {
     options: &'a RunOptions,
     net: NetSource<'a>,
     next_game: AtomicU64,
+    /// Games admitted and not yet ended (or dropped at a stop), for the ramp.
+    in_progress: AtomicU64,
+    ramp: Ramp,
+    /// When the run began: the ramp's clock and [`GameEnd`]'s.
+    began: Instant,
     clock: Mutex<BusyClock>,
     stop: &'a [&'a AtomicBool],
     /// Set when a chunk cannot be written: the run ends as on a stop, and reports the error.
@@ -177,6 +276,36 @@ impl Shared<'_> {
         }
         let i = self.next_game.fetch_add(1, Ordering::Relaxed);
         (i < self.options.games).then_some(i)
+    }
+
+    /// A new game for a worker that has `own` games in progress in `slots` places: during the
+    /// ramp, only while both the run's and the worker's limits leave room.
+    fn admit(&self, own: usize, slots: usize) -> Admission {
+        // Checked first, so that a worker whose run is over exits instead of waiting out the ramp.
+        if self.stopped() || self.next_game.load(Ordering::Relaxed) >= self.options.games {
+            return Admission::NoMore;
+        }
+        let elapsed = self.began.elapsed();
+        if self.ramp.is_over(elapsed) {
+            self.in_progress.fetch_add(1, Ordering::AcqRel);
+        } else {
+            let limit = self.ramp.limit(elapsed);
+            if own as u64 >= self.ramp.worker_limit(limit, slots) {
+                return Admission::Later;
+            }
+            let reserved =
+                self.in_progress.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < limit).then_some(n + 1));
+            if reserved.is_err() {
+                return Admission::Later;
+            }
+        }
+        match self.claim() {
+            Some(i) => Admission::Game(i, self.began.elapsed()),
+            None => {
+                self.in_progress.fetch_sub(1, Ordering::AcqRel);
+                Admission::NoMore
+            }
+        }
     }
 
     fn evaluate(&self, backend: &dyn Backend, batch: &[EvalRequest<'_>], out: &mut EvalOutput) {
@@ -220,20 +349,33 @@ enum Message {
     Done(WorkerStats),
 }
 
-/// Claims games for the empty places of `games` and advances every game to its next leaf
-/// request; sends finished games. Returns the number of games that need an evaluation.
+/// A worker's games in progress and the places it has for them.
+struct Places {
+    own: usize,
+    slots: usize,
+    /// A place stayed empty because the ramp did not admit a game yet.
+    held_back: bool,
+}
+
+/// Claims games for the empty places of `games` (as far as the ramp admits them; `started`
+/// holds when each was admitted) and advances every game to its next leaf request; sends
+/// finished games. Returns the number of games that need an evaluation.
 fn advance_games(
     shared: &Shared<'_>,
     games: &mut [Option<SelfPlayGame>],
+    started: &mut [Duration],
+    places: &mut Places,
     stats: &mut WorkerStats,
     tx: &mpsc::Sender<Message>,
 ) -> usize {
     let mut pending = 0;
-    for slot in games.iter_mut() {
+    for (slot, started) in games.iter_mut().zip(started.iter_mut()) {
         loop {
             if slot.is_none() {
-                match shared.claim() {
-                    Some(i) => {
+                match shared.admit(places.own, places.slots) {
+                    Admission::Game(i, at) => {
+                        places.own += 1;
+                        *started = at;
                         let seed = game_seed(shared.options.seed, i);
                         let current;
                         let net = match shared.net {
@@ -245,7 +387,11 @@ fn advance_games(
                         };
                         *slot = Some(SelfPlayGame::new(&shared.start, Arc::clone(&shared.config), seed, net));
                     }
-                    None => break,
+                    Admission::Later => {
+                        places.held_back = true;
+                        break;
+                    }
+                    Admission::NoMore => break,
                 }
             }
             let game = slot.as_mut().expect("filled above");
@@ -262,8 +408,11 @@ fn advance_games(
                         NetSource::Current(cell) => !cell.is(&record.net),
                     };
                     stats.swapped += u64::from(swapped);
+                    let end = GameEnd { swapped, started: *started, finished: shared.began.elapsed() };
+                    places.own -= 1;
+                    shared.in_progress.fetch_sub(1, Ordering::AcqRel);
                     // The receiver only goes away if the main thread panicked.
-                    let _ = tx.send(Message::Game(record, GameEnd { swapped }));
+                    let _ = tx.send(Message::Game(record, end));
                 }
             }
         }
@@ -282,6 +431,7 @@ fn worker(shared: &Shared<'_>, slots: usize, tx: mpsc::Sender<Message>) {
     let mut groups: Vec<Group> = (0..groups)
         .map(|g| Group {
             games: (0..slots / groups + usize::from(g < slots % groups)).map(|_| None).collect(),
+            started: vec![Duration::ZERO; slots / groups + usize::from(g < slots % groups)],
             in_flight: None,
             submitted: 0,
             answers: EvalOutput::new(),
@@ -291,6 +441,7 @@ fn worker(shared: &Shared<'_>, slots: usize, tx: mpsc::Sender<Message>) {
     // they borrow the games anew each time.
     let mut request_buffer: Vec<EvalRequest<'static>> =
         Vec::with_capacity(slots.div_ceil(groups.len()) * shared.config.leaves_per_game as usize);
+    let mut places = Places { own: 0, slots, held_back: false };
     loop {
         // A stop drops the games in progress rather than finishing them: with hundreds of
         // long games in flight, finishing took longer than anyone waits after Ctrl-C.
@@ -300,6 +451,7 @@ fn worker(shared: &Shared<'_>, slots: usize, tx: mpsc::Sender<Message>) {
             break;
         }
         let mut active = false;
+        places.held_back = false;
         for group in groups.iter_mut() {
             match group.in_flight.take() {
                 None => {}
@@ -328,7 +480,7 @@ fn worker(shared: &Shared<'_>, slots: usize, tx: mpsc::Sender<Message>) {
             if shared.stopped() {
                 break;
             }
-            if advance_games(shared, &mut group.games, &mut stats, &tx) == 0 {
+            if advance_games(shared, &mut group.games, &mut group.started, &mut places, &mut stats, &tx) == 0 {
                 continue;
             }
             active = true;
@@ -351,7 +503,12 @@ fn worker(shared: &Shared<'_>, slots: usize, tx: mpsc::Sender<Message>) {
             request_buffer = recycle_requests(requests);
         }
         if !active && !shared.stopped() {
-            break;
+            if !places.held_back {
+                break;
+            }
+            // No game and none admitted yet: the ramp lets more in as time passes, so wait for
+            // it rather than spin or leave (which would end the run early).
+            std::thread::sleep(shared.ramp.pause(shared.began.elapsed()));
         }
     }
     stats.total = started.elapsed();
@@ -587,7 +744,7 @@ fn run(
         }
         None => None,
     };
-    let threads = (config.threads as usize).min(config.games_in_parallel as usize).max(1);
+    let threads = worker_count(config);
     let per_thread = config.games_in_parallel as usize / threads;
     let extra = config.games_in_parallel as usize % threads;
     let service_before = match evaluator {
@@ -601,6 +758,9 @@ fn run(
         options,
         net,
         next_game: AtomicU64::new(0),
+        in_progress: AtomicU64::new(0),
+        ramp: Ramp::of(config),
+        began: Instant::now(),
         clock: Mutex::new(BusyClock::default()),
         stop,
         failed: AtomicBool::new(false),
