@@ -246,7 +246,7 @@ pub struct BatchingConfig {
 
 impl Default for BatchingConfig {
     fn default() -> Self {
-        BatchingConfig { max_batch: 64, max_wait_us: 500, in_flight: 3, groups: 2 }
+        BatchingConfig { max_batch: 64, max_wait_us: 0, in_flight: 3, groups: 2 }
     }
 }
 

@@ -85,7 +85,7 @@ pub struct ServiceConfig {
 
 impl Default for ServiceConfig {
     fn default() -> ServiceConfig {
-        ServiceConfig { max_batch: 64, max_wait: Duration::from_micros(500), in_flight: 3, moves_per_position: 128 }
+        ServiceConfig { max_batch: 64, max_wait: Duration::ZERO, in_flight: 3, moves_per_position: 128 }
     }
 }
 
