@@ -235,7 +235,13 @@ pub fn bench_selfplay(
     })
 }
 
-/// Positions per second of `executor` alone on one encoded batch of `batch` positions, run
+/// Distinct batches the raw references rotate through, so that a batch is not read from warm
+/// caches as the same batch run back to back would be (self-play never repeats a batch).
+const RAW_POOL_POSITIONS: usize = 512;
+
+/// Positions per second of `executor` alone on encoded batches of `batch` positions, drawn in
+/// turn from a pool of at least [`RAW_POOL_POSITIONS`] positions of random play (what `bench
+/// net` times: encoding is not included, since self-play encodes in the search threads), run
 /// back to back for about `duration` after one warm-up run.
 pub fn raw_executor_throughput(
     executor: &mut dyn Executor,
@@ -245,18 +251,27 @@ pub fn raw_executor_throughput(
     duration: Duration,
 ) -> f64 {
     let batch = batch.min(executor.max_batch()).max(1);
-    let positions = sample_positions(variant, batch, 7);
+    let pool = sample_positions(variant, RAW_POOL_POSITIONS.div_ceil(batch).max(2) * batch, 7);
     let dims = variant.dims;
-    let mut encoded = EncodedBatch::with_capacity(dims.width as usize, dims.height as usize, batch, 128);
-    for (p, m) in &positions {
-        encoded.push(encoding, p, m);
-    }
+    let batches: Vec<EncodedBatch> = pool
+        .chunks(batch)
+        .map(|chunk| {
+            let mut encoded = EncodedBatch::with_capacity(dims.width as usize, dims.height as usize, batch, 128);
+            for (p, m) in chunk {
+                encoded.push(encoding, p, m);
+            }
+            encoded
+        })
+        .collect();
     let mut out = EvalOutput::new();
-    executor.run(&encoded, &mut out);
+    executor.run(&batches[0], &mut out);
     let started = Instant::now();
     let mut evaluated = 0usize;
-    while started.elapsed() < duration || evaluated == 0 {
-        executor.run(&encoded, &mut out);
+    for encoded in batches.iter().cycle() {
+        if started.elapsed() >= duration && evaluated > 0 {
+            break;
+        }
+        executor.run(encoded, &mut out);
         evaluated += out.len();
     }
     evaluated as f64 / started.elapsed().as_secs_f64()
