@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The prepared GPU check of issue 18 (docs/plans/batching.md §7.4, steps 1-5), in one device
 # call of at most 9 minutes. Everything goes to OUT; every command runs under `timeout -s KILL`
-# (fairyzero treats SIGTERM as "finish the games in progress", which may never come).
+# (a hung forward on a card never returns, and only SIGKILL ends a process stuck in a CUDA call).
 #
 #   tools/gpu/check-batching.sh BINARY [OUT]
 #
