@@ -320,7 +320,7 @@ mod tests {
             (Some(16_384), Some(10_000_000), PrecisionSetting::Fp32)
         );
         // The uniform mock has no precision: the flag is refused rather than ignored.
-        let err = parse(&["--precision", "bf16"]).err().expect("--precision without --net accepted");
+        let err = parse(&["--precision", "bf16"]).expect_err("--precision without --net accepted");
         assert_eq!(err.kind(), clap::error::ErrorKind::MissingRequiredArgument, "{err}");
         assert!(err.to_string().contains("--net"), "{err}");
     }
