@@ -833,18 +833,26 @@ mod tests {
 
     use super::*;
 
-    /// The mock, raising a stop flag at its `stop_at`-th batch (as a signal handler would).
-    struct StoppingBackend<'a> {
+    /// The mock, calling `hook` when its `at`-th batch arrives: a stop flag raised as a signal
+    /// handler would, or a new net named as the trainer does after swapping the service's
+    /// executor.
+    struct HookedBackend<F> {
         inner: MockBackend,
         batches: AtomicUsize,
-        stop_at: usize,
-        stop: &'a AtomicBool,
+        at: usize,
+        hook: F,
     }
 
-    impl Backend for StoppingBackend<'_> {
+    impl<F: Fn() + Send + Sync> HookedBackend<F> {
+        fn new(at: usize, hook: F) -> HookedBackend<F> {
+            HookedBackend { inner: MockBackend::uniform(), batches: AtomicUsize::new(0), at, hook }
+        }
+    }
+
+    impl<F: Fn() + Send + Sync> Backend for HookedBackend<F> {
         fn evaluate(&self, batch: &[EvalRequest<'_>], out: &mut EvalOutput) {
-            if self.batches.fetch_add(1, Ordering::SeqCst) + 1 == self.stop_at {
-                self.stop.store(true, Ordering::SeqCst);
+            if self.batches.fetch_add(1, Ordering::SeqCst) + 1 == self.at {
+                (self.hook)();
             }
             self.inner.evaluate(batch, out)
         }
@@ -868,8 +876,7 @@ mod tests {
         };
         let options = RunOptions { games: 1000, seed: 7, net: "mock".into(), out_dir: None, progress: false };
         let stop = AtomicBool::new(false);
-        let backend =
-            StoppingBackend { inner: MockBackend::uniform(), batches: AtomicUsize::new(0), stop_at: 20, stop: &stop };
+        let backend = HookedBackend::new(20, || stop.store(true, Ordering::SeqCst));
         let own_flag = AtomicBool::new(false);
         let summary = run_selfplay_until(&variant, &config, &backend, &options, &[&own_flag, &stop], |_| {}).unwrap();
         // Games that ended at the stop are not replaced, so up to the 8 in flight are dropped.
@@ -880,28 +887,6 @@ mod tests {
         let batches = backend.batches.load(Ordering::SeqCst);
         assert!(batches <= 20 + 2, "{batches} batches after the stop at 20");
         assert!(summary.to_string().contains(&format!("(stopped: {dropped} unfinished game(s) dropped)")), "{summary}");
-    }
-
-    /// The mock, naming a new net at its `swap_at`-th batch (as the trainer does after
-    /// swapping the service's executor).
-    struct SwappingBackend<'a> {
-        inner: MockBackend,
-        batches: AtomicUsize,
-        swap_at: usize,
-        net: &'a CurrentNet,
-    }
-
-    impl Backend for SwappingBackend<'_> {
-        fn evaluate(&self, batch: &[EvalRequest<'_>], out: &mut EvalOutput) {
-            if self.batches.fetch_add(1, Ordering::SeqCst) + 1 == self.swap_at {
-                self.net.set("new");
-            }
-            self.inner.evaluate(batch, out)
-        }
-
-        fn info(&self) -> BackendInfo {
-            self.inner.info()
-        }
     }
 
     /// A session's games go on through a net swap: every game is finished, games started before
@@ -918,8 +903,7 @@ mod tests {
         };
         let options = RunOptions { games: 24, seed: 7, net: "unused".into(), out_dir: None, progress: false };
         let net = CurrentNet::new("old");
-        let backend =
-            SwappingBackend { inner: MockBackend::uniform(), batches: AtomicUsize::new(0), swap_at: 30, net: &net };
+        let backend = HookedBackend::new(30, || net.set("new"));
         let stop = AtomicBool::new(false);
         let mut records = Vec::new();
         let summary = run_selfplay_session(
