@@ -33,6 +33,7 @@ use std::{
 };
 
 use fairyzero_rules::Variant;
+use fairyzero_selfplay::SelfPlayConfig;
 use serde_json::json;
 
 use crate::{
@@ -50,6 +51,8 @@ pub(crate) struct EvalContext {
     pub store: Arc<dyn Store>,
     pub loader: StoreLoader,
     pub config: EvalConfig,
+    /// The run's `[selfplay]` section: checkpoints are evaluated with the search they train with.
+    pub selfplay: SelfPlayConfig,
     pub seed: u64,
     pub run_dir: PathBuf,
     pub stop: Arc<AtomicBool>,
@@ -64,6 +67,7 @@ impl EvalContext {
             store: Arc::clone(&self.store),
             loader: &self.loader,
             config: &self.config,
+            selfplay: &self.selfplay,
             seed: self.seed,
             run_dir: self.run_dir.clone(),
             stop: Some(Arc::clone(&self.stop)),

@@ -22,6 +22,7 @@ use fairyzero_evaluator::{
 };
 use fairyzero_model::{service::ServiceConfig, Precision};
 use fairyzero_rules::Variant;
+use fairyzero_selfplay::{search::SearchParams, SelfPlayConfig};
 use fairyzero_torch::{serve_checkpoint, Device, ExecutorOptions};
 use serde::Serialize;
 
@@ -63,6 +64,26 @@ impl CheckpointLoader for StoreLoader {
             .map_err(|e| LoadError::unreadable(path, e))?;
         Ok(LoadedCheckpoint { backend: Arc::new(eval), step: Some(manifest.step) })
     }
+}
+
+/// How the run's checkpoint players search in its matches: the search the run trains with
+/// (`[selfplay]` `search`, `[selfplay.puct]`, `[selfplay.gumbel]`), so that a checkpoint is
+/// rated with the search that produced its training data. The simulations come from each
+/// player's spec (`eval.simulations`, `@N`), not from `selfplay.simulations`.
+///
+/// Exploration noise stays off without anything done here: Dirichlet noise and root Gumbel
+/// noise are per-search [`SearchOptions`](fairyzero_selfplay::search::SearchOptions), which the
+/// evaluator's search player always sets to `SearchOptions::exact`; `SearchParams` carries none.
+pub fn evaluation_search(selfplay: &SelfPlayConfig) -> SearchPlayerConfig {
+    let params = SearchParams {
+        // `leaves_per_game` is a batching device of self-play (virtual loss, for bigger batches
+        // when few games run at once), not part of the search being rated: a match batches
+        // across its parallel games instead, and one leaf per round keeps the search exact,
+        // as `fairyzero match` plays it.
+        leaves_per_round: 1,
+        ..SearchParams::from_config(selfplay)
+    };
+    SearchPlayerConfig { params, ..SearchPlayerConfig::default() }
 }
 
 /// The player of the store's checkpoint `name`, named `checkpoints/<name>@<simulations>`.
@@ -147,6 +168,9 @@ pub struct CheckpointMatches<'a> {
     pub store: Arc<dyn Store>,
     pub loader: &'a StoreLoader,
     pub config: &'a EvalConfig,
+    /// The run's self-play settings: its checkpoints play matches with that search
+    /// ([`evaluation_search`]).
+    pub selfplay: &'a SelfPlayConfig,
     pub seed: u64,
     pub run_dir: PathBuf,
     /// Ends a match in progress after its current games (signal handlers); see `MatchOptions`.
@@ -155,7 +179,7 @@ pub struct CheckpointMatches<'a> {
 
 impl CheckpointMatches<'_> {
     fn search(&self) -> SearchPlayerConfig {
-        SearchPlayerConfig::default()
+        evaluation_search(self.selfplay)
     }
 
     /// A baseline, or a checkpoint of the store ([`checkpoint_player`]).
@@ -279,6 +303,62 @@ pub fn elo_interval(points: f64, games: f64) -> (f64, f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{config::RunConfig, store::ObjectStoreBackend};
+    use fairyzero_selfplay::config::SearchKind;
+
+    /// The checkpoint players' search of a run with `overrides` on a minimal config, as the
+    /// run's match driver builds it.
+    fn run_search(overrides: &[&str]) -> SearchPlayerConfig {
+        let text = "variant = \"gardner\"\nrun_dir = \"r\"\n[net]\nsize = \"tiny\"\n[budget]\ngames = 10\n";
+        let overrides: Vec<String> = overrides.iter().map(|o| o.to_string()).collect();
+        let config = RunConfig::parse("test.toml", text, &overrides).unwrap();
+        let store: Arc<dyn Store> = Arc::new(ObjectStoreBackend::open("memory://").unwrap());
+        let loader = StoreLoader {
+            store: Arc::clone(&store),
+            cache: PathBuf::from("unused"),
+            device: Device::Cpu,
+            inference_threads: None,
+            max_batch: 1,
+            precision: Precision::Fp32,
+        };
+        let matches = CheckpointMatches {
+            variant: Variant::load("gardner").unwrap(),
+            store,
+            loader: &loader,
+            config: &config.eval,
+            selfplay: &config.selfplay,
+            seed: 0,
+            run_dir: PathBuf::from("unused"),
+            stop: None,
+        };
+        matches.search()
+    }
+
+    #[test]
+    fn checkpoints_are_evaluated_with_the_search_the_run_trains_with() {
+        let puct = run_search(&[
+            "selfplay.search=\"puct\"",
+            "selfplay.puct.c_puct=2.5",
+            "selfplay.puct.fpu_reduction=0.75",
+            "selfplay.puct.dirichlet_epsilon=0.5",
+            "selfplay.leaves_per_game=4",
+            "selfplay.simulations=48",
+        ]);
+        assert_eq!(puct.params.kind, SearchKind::Puct);
+        assert_eq!((puct.params.c_puct, puct.params.fpu_reduction), (2.5, 0.75));
+        // Virtual loss is self-play's batching, not the search rated: matches search exactly.
+        assert_eq!(puct.params.leaves_per_round, 1);
+        // The budget is the evaluation's (`eval.simulations`, `@N`), not self-play's.
+        assert_eq!(puct.simulations, SearchPlayerConfig::default().simulations);
+
+        let gumbel = run_search(&["selfplay.gumbel.considered_actions=4", "selfplay.gumbel.c_visit=20.0"]);
+        assert_eq!(gumbel.params.kind, SearchKind::Gumbel);
+        assert_eq!((gumbel.params.gumbel.considered_actions, gumbel.params.gumbel.c_visit), (4, 20.0));
+
+        // A run with the default `[selfplay]` plays exactly as before, and as `fairyzero match`
+        // does, so its stored matches and ratings stay comparable.
+        assert_eq!(run_search(&[]), SearchPlayerConfig::default());
+    }
 
     #[test]
     fn steps_from_player_names() {
