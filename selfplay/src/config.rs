@@ -202,6 +202,12 @@ pub struct SelfPlayConfig {
     /// Play a move at once, without search and without a policy target, when it is the only
     /// legal move.
     pub skip_forced_moves: bool,
+    /// Treat a position whose side to move has a move that ends the game at once in its favour
+    /// by material (royal captured, bared, extinction) as a proven win: searched as terminal,
+    /// without asking the net, and at the root such a move is always among the moves searched.
+    /// Without it, at a few dozen simulations a net whose prior misses the move neither takes a
+    /// hanging royal nor sees its own hang (docs/plans/scirocco-learning.md §1.1).
+    pub immediate_wins: bool,
     /// Game length cap in plies of play (setup plies excluded); default: the variant's
     /// `move_cap`.
     pub move_cap: Option<u32>,
@@ -272,6 +278,7 @@ impl Default for SelfPlayConfig {
             leaves_per_game: 1,
             reuse_tree: true,
             skip_forced_moves: true,
+            immediate_wins: true,
             move_cap: None,
             move_cap_result: CapResult::Draw,
             setup: SetupMode::Phase,

@@ -32,7 +32,7 @@ use rand_distr::{Distribution, Gamma};
 use crate::{
     config::{CapResult, GumbelConfig, SearchKind, SelfPlayConfig},
     gumbel,
-    tree::{sign, NodeState, Tree, NONE},
+    tree::{sign, Node, NodeState, Tree, NONE},
 };
 
 /// Search parameters that stay fixed for a game.
@@ -44,6 +44,8 @@ pub struct SearchParams {
     pub gumbel: GumbelConfig,
     /// Leaves gathered per [`Search::gather`] call (virtual loss when above 1).
     pub leaves_per_round: u32,
+    /// See [`SelfPlayConfig::immediate_wins`].
+    pub immediate_wins: bool,
 }
 
 impl SearchParams {
@@ -62,6 +64,7 @@ impl SearchParams {
             fpu_reduction: c.puct.fpu_reduction,
             gumbel: c.gumbel.clone(),
             leaves_per_round: c.leaves_per_game,
+            immediate_wins: c.immediate_wins,
         }
     }
 }
@@ -248,6 +251,8 @@ pub struct Search {
     /// rounds, walked to its leaf and back.
     leaf_positions: Vec<Position>,
     params: SearchParams,
+    /// `params.immediate_wins`, when the variant can end by material at all.
+    immediate_wins: bool,
     adjudicator: Adjudicator,
     rng: ChaCha8Rng,
     legal: MoveList,
@@ -256,6 +261,9 @@ pub struct Search {
     sims_done: u32,
     evals: u32,
     root_prepared: bool,
+    /// A root move that wins at once (with `immediate_wins`), found when the root is prepared:
+    /// played whatever the search made of it.
+    root_win: Option<Move>,
     /// Root priors before noise, to restore when the same root is searched again (when
     /// `root_noised`).
     clean_priors: Vec<f32>,
@@ -281,6 +289,7 @@ impl Search {
             tree: Tree::new(pos.side_to_move()),
             spare_tree: Tree::default(),
             reroot_stack: Vec::new(),
+            immediate_wins: params.immediate_wins && pos.variant().ends_by_material(),
             pos,
             leaf_positions: Vec::new(),
             params,
@@ -292,6 +301,7 @@ impl Search {
             sims_done: 0,
             evals: 0,
             root_prepared: false,
+            root_win: None,
             clean_priors: Vec::new(),
             root_noised: false,
             gumbel_root: None,
@@ -358,6 +368,7 @@ impl Search {
         self.sims_done = 0;
         self.evals = 0;
         self.root_prepared = false;
+        self.root_win = None;
         self.drop_gumbel_root();
     }
 
@@ -579,7 +590,9 @@ impl Search {
     }
 
     /// At an unexpanded leaf (the position of `slot` is there; its path is `paths[path_start..]`):
-    /// a finished game is backed up, anything else becomes a pending evaluation.
+    /// a finished game is backed up, and so is a proven win (below the root, with
+    /// `immediate_wins`: the side to move wins by its next move); anything else becomes a
+    /// pending evaluation.
     fn expand_or_finish(&mut self, path_start: usize, made: u32, slot: Option<u32>) {
         let leaf = *self.paths.last().expect("a path holds the root");
         let pos = match slot {
@@ -587,13 +600,21 @@ impl Search {
             None => &mut self.pos,
         };
         pos.legal_moves(&mut self.legal);
-        if let Some(outcome) = self.adjudicator.outcome(pos, &self.legal) {
+        let ended = self.adjudicator.outcome(pos, &self.legal).map(|o| (o, true));
+        let proven = || {
+            (self.immediate_wins && leaf != Tree::ROOT)
+                .then(|| pos.immediate_win(&self.legal))
+                .flatten()
+                .map(|(_, o)| (o, false))
+        };
+        if let Some((outcome, game_over)) = ended.or_else(proven) {
             let (value, draw) = outcome_value(&outcome);
             let n = self.tree.node_mut(leaf);
             n.state = NodeState::Terminal;
             n.value = value;
             n.draw = draw;
-            n.reason = Some(outcome.reason());
+            // A proven win is not the end of the game: `play` must not make it a root.
+            n.reason = game_over.then(|| outcome.reason());
             backup(&mut self.tree, &self.paths[path_start..], value, draw);
             if leaf != Tree::ROOT {
                 self.sims_done += 1;
@@ -616,6 +637,11 @@ impl Search {
         self.root_prepared = true;
         let range = self.tree.edges(Tree::ROOT);
         let k = range.len();
+        self.root_win = if self.immediate_wins {
+            self.pos.immediate_win(&self.tree.moves[range.clone()]).map(|(m, _)| m)
+        } else {
+            None
+        };
         match self.params.kind {
             SearchKind::Puct => {
                 if let Some((alpha, eps)) = self.options.dirichlet {
@@ -650,7 +676,7 @@ impl Search {
                     });
                 }
                 root.logits.clear();
-                root.logits.extend(self.tree.priors[range].iter().map(|&p| gumbel::logit(p)));
+                root.logits.extend(self.tree.priors[range.clone()].iter().map(|&p| gumbel::logit(p)));
                 // Gumbel-top-k by g + logit + sigma(q): sigma is the same for every move of a
                 // fresh root (the paper's top-k); with a reused tree it promotes the moves
                 // already known to be good, as mctx's scoring of unvisited actions does.
@@ -667,6 +693,14 @@ impl Search {
                 considered.sort_unstable_by(|&a, &b| score(b).total_cmp(&score(a)).then(a.cmp(&b)));
                 let m = (self.params.gumbel.considered_actions as usize).min(k).max(1);
                 considered.truncate(m);
+                // A move that wins at once is always searched, whatever its prior, so that its
+                // improved-policy target learns from its value.
+                if let Some(win) = self.root_win {
+                    let a = self.tree.moves[range.clone()].iter().position(|&mv| mv == win).expect("a root move");
+                    if !considered.contains(&a) {
+                        considered[m - 1] = a;
+                    }
+                }
                 root.considered = considered;
                 root.visits.clear();
                 root.visits.resize(k, 0);
@@ -901,19 +935,55 @@ impl Search {
         if t.root().state != NodeState::Expanded {
             return None;
         }
+        if let Some(win) = self.certain_win() {
+            return Some(win);
+        }
         let first = t.edges(Tree::ROOT).start;
+        // A move the search proved lost is played only when every candidate is.
+        let lost = |e: usize| self.proven_root_result(e) == Some(-1.0);
         match (&self.gumbel_root, self.params.kind) {
             (Some(g), SearchKind::Gumbel) => {
                 let scratch = self.node_sigma(Tree::ROOT);
                 let sigma = &scratch.sigma;
-                let max_visits = g.considered.iter().map(|&a| g.visits[a]).max()?;
-                let a = g.considered.iter().copied().filter(|&a| g.visits[a] == max_visits).max_by(|&a, &b| {
+                let mut pool: Vec<usize> = g.considered.iter().copied().filter(|&a| !lost(first + a)).collect();
+                if pool.is_empty() {
+                    pool.clone_from(&g.considered);
+                }
+                let max_visits = pool.iter().map(|&a| g.visits[a]).max()?;
+                let a = pool.iter().copied().filter(|&a| g.visits[a] == max_visits).max_by(|&a, &b| {
                     (g.g[a] + g.logits[a] + sigma[a]).total_cmp(&(g.g[b] + g.logits[b] + sigma[b])).then(b.cmp(&a))
                 })?;
                 Some(t.moves[first + a])
             }
-            _ => t.best_edge(Tree::ROOT).map(|e| t.moves[e]),
+            _ => {
+                let best = t.best_edge(Tree::ROOT)?;
+                let alive = t.edges(Tree::ROOT).filter(|&e| !lost(e) && t.child_visits(e) > 0);
+                let e = if lost(best) { alive.max_by_key(|&e| t.child_visits(e)).unwrap_or(best) } else { best };
+                Some(t.moves[e])
+            }
         }
+    }
+
+    /// A root move known to win: one that ends the game at once in the mover's favour
+    /// (`immediate_wins`), or one whose reply the search proved lost for the opponent.
+    fn certain_win(&self) -> Option<Move> {
+        let t = &self.tree;
+        self.root_win
+            .or_else(|| t.edges(Tree::ROOT).find(|&e| self.proven_root_result(e) == Some(1.0)).map(|e| t.moves[e]))
+    }
+
+    /// The exact result of root move `e` for the side to move at the root, when its child is a
+    /// terminal node with a decisive value (the game ends there, or the search proved it won
+    /// for the side to move there): 1 or -1; `None` otherwise.
+    fn proven_root_result(&self, e: usize) -> Option<f32> {
+        let t = &self.tree;
+        let child = t.children[e];
+        if child == NONE {
+            return None;
+        }
+        let n = t.node(child);
+        (n.state == NodeState::Terminal && n.draw == 0.0 && n.value != 0.0)
+            .then(|| n.value.signum() * sign(t.root().to_move) as f32)
     }
 
     /// Samples a move from the visit counts with a temperature (0: the most visited).
@@ -924,7 +994,7 @@ impl Search {
             return None;
         }
         let total: u32 = range.clone().map(|e| t.child_visits(e)).sum();
-        if temperature <= 1e-3 || total == 0 {
+        if temperature <= 1e-3 || total == 0 || self.certain_win().is_some() {
             return self.best_move();
         }
         let max = range.clone().map(|e| t.child_visits(e)).max().expect("non-empty") as f64;
@@ -969,7 +1039,14 @@ impl Search {
             pos.make(mv);
         }
         let child = edge.map_or(NONE, |e| self.tree.children[e]);
-        if reuse && child != NONE && matches!(self.tree.node(child).state, NodeState::Expanded | NodeState::Terminal) {
+        // A proven win (terminal without a reason) is searched again from scratch: the game
+        // goes on there, and its winning move must be found and played.
+        let reusable = |n: &Node| match n.state {
+            NodeState::Expanded => true,
+            NodeState::Terminal => n.reason.is_some(),
+            _ => false,
+        };
+        if reuse && child != NONE && reusable(self.tree.node(child)) {
             self.tree.extract_into(child, &mut self.spare_tree, &mut self.reroot_stack);
             std::mem::swap(&mut self.tree, &mut self.spare_tree);
         } else {
@@ -978,12 +1055,14 @@ impl Search {
         self.root_noised = false;
         self.drop_gumbel_root();
         self.root_prepared = false;
+        self.root_win = None;
     }
 
     /// Replaces the root position (and drops the tree).
     pub fn set_position(&mut self, pos: Position, adjudicator: Adjudicator) {
         assert!(self.pending.is_empty(), "set_position() while leaves are pending");
         self.tree.reset(pos.side_to_move());
+        self.immediate_wins = self.params.immediate_wins && pos.variant().ends_by_material();
         self.pos = pos;
         // Walked positions start from the root: cloned again from the new one when needed.
         self.leaf_positions.clear();
@@ -991,6 +1070,7 @@ impl Search {
         self.root_noised = false;
         self.drop_gumbel_root();
         self.root_prepared = false;
+        self.root_win = None;
     }
 
     /// Legal moves of the root and the game result if it is over.

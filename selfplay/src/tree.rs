@@ -46,7 +46,8 @@ pub struct Node {
     /// terminal node.
     pub value: f32,
     pub draw: f32,
-    /// Why the game ended, for terminal nodes.
+    /// Why the game ended, for terminal nodes; `None` on a terminal node that is a proven win
+    /// (the game goes on there, but the side to move wins by its next move: `immediate_wins`).
     pub reason: Option<EndReason>,
 }
 

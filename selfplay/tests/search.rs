@@ -291,3 +291,115 @@ fn virtual_loss_gathers_several_leaves_per_batch() {
     assert!(mean > 4.0, "mean batch {mean}");
     assert_eq!(s.visit_counts().iter().sum::<u32>(), 200);
 }
+
+/// Scirocco's canonical array with a Blue Knight added on f7, attacking Tan's King on g9: the
+/// King capture `f7g9` wins at once (docs/plans/scirocco-learning.md §1.1, F1).
+const SCIROCCO_KING_EN_PRISE: &str = "(wa)d(go)(der)cn1(st)a(ch)/1(ma)(sc)(co)fwk(sc)(pr)1/pp(gu)pppp(gu)pp/5N4/10/10/10/PP(GU)PPPP(GU)PP/1(PR)(SC)KWF(CO)(SC)(MA)1/(CH)A(ST)1NC(DER)(GO)D(WA) w";
+/// The same array with a Tan Knight added on e4, attacking Blue's King on d2: Blue must not
+/// leave it there (F2).
+const SCIROCCO_KING_ATTACKED: &str = "(wa)d(go)(der)cn1(st)a(ch)/1(ma)(sc)(co)fwk(sc)(pr)1/pp(gu)pppp(gu)pp/10/10/10/4n5/PP(GU)PPPP(GU)PP/1(PR)(SC)KWF(CO)(SC)(MA)1/(CH)A(ST)1NC(DER)(GO)D(WA) w";
+
+/// A net that knows nothing but is sure of it: draw values, and priors from a seeded hash of
+/// each move, so that a result does not hold only for the move-generation order (a uniform
+/// prior's ties are broken by that order).
+struct HashedPriors {
+    seed: u64,
+}
+
+impl Backend for HashedPriors {
+    fn evaluate(&self, batch: &[EvalRequest<'_>], out: &mut EvalOutput) {
+        out.clear();
+        for r in batch {
+            let n = r.moves.len();
+            out.push_with(n, [0.0, 1.0, 0.0], |policy| {
+                for (p, m) in policy.iter_mut().zip(r.moves) {
+                    let text = r.position.move_to_string(m);
+                    let h = text.bytes().fold(self.seed ^ 0xcbf2_9ce4_8422_2325, |h, b| {
+                        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+                    });
+                    // Logits spread over 6 nats: the favourite is ~400 times the least liked.
+                    *p = ((h % 1000) as f32 / 1000.0 * 6.0).exp();
+                }
+                let total: f32 = policy.iter().sum();
+                policy.iter_mut().for_each(|p| *p /= total);
+            });
+        }
+    }
+
+    fn info(&self) -> BackendInfo {
+        BackendInfo { name: format!("hashed priors {}", self.seed), preferred_batch: 64 }
+    }
+}
+
+fn gumbel_with_immediate_wins(on: bool) -> SearchParams {
+    SearchParams { immediate_wins: on, ..SearchParams::gumbel() }
+}
+
+/// At 32 simulations, with 16 of ~33 moves considered, Gumbel takes a hanging King whatever
+/// the prior thinks of the capture; without `immediate_wins` it misses it for some priors.
+#[test]
+fn a_hanging_royal_is_taken_at_a_few_dozen_simulations() {
+    let pos = position("scirocco", SCIROCCO_KING_EN_PRISE);
+    // `f7g9` or `f7g9+` (the Knight may promote on the way).
+    let wins = |s: &fairyzero_selfplay::search::Search| {
+        let mut after = pos.clone();
+        after.make(s.best_move().unwrap());
+        after.immediate_outcome().is_some_and(|o| o.winner() == Some(Color::Blue))
+    };
+    let mut missed_without = 0;
+    for seed in 0..8 {
+        let eval = HashedPriors { seed };
+        let s = searched(&pos, gumbel_with_immediate_wins(true), uncapped(), 32, &eval);
+        assert!(wins(&s), "seed {seed}: {} does not take the King", pos.move_to_string(&s.best_move().unwrap()));
+        let s = searched(&pos, gumbel_with_immediate_wins(false), uncapped(), 32, &eval);
+        missed_without += usize::from(!wins(&s));
+    }
+    assert!(missed_without > 0, "every prior found the capture anyway: the test shows nothing");
+}
+
+/// With its King attacked, Blue at 32 simulations plays a move after which Tan cannot capture
+/// it, for every prior; without `immediate_wins` some priors leave it en prise.
+#[test]
+fn a_royal_is_not_left_en_prise_at_a_few_dozen_simulations() {
+    let pos = position("scirocco", SCIROCCO_KING_ATTACKED);
+    let hangs = |s: &fairyzero_selfplay::search::Search| {
+        let mut after = pos.clone();
+        after.make(s.best_move().unwrap());
+        let mut legal = MoveList::new();
+        after.legal_moves(&mut legal);
+        after.immediate_win(&legal).is_some()
+    };
+    let mut hung_without = 0;
+    for seed in 0..8 {
+        let eval = HashedPriors { seed };
+        let s = searched(&pos, gumbel_with_immediate_wins(true), uncapped(), 32, &eval);
+        assert!(!hangs(&s), "seed {seed}: {} leaves the King en prise", pos.move_to_string(&s.best_move().unwrap()));
+        let s = searched(&pos, gumbel_with_immediate_wins(false), uncapped(), 32, &eval);
+        hung_without += usize::from(hangs(&s));
+    }
+    assert!(hung_without > 0, "no prior hung the King anyway: the test shows nothing");
+}
+
+/// A proven win (terminal in the tree, not in the game) is never kept as the next root: after a
+/// move into one, the search starts afresh there and finds the winning move.
+#[test]
+fn a_proven_win_is_searched_again_when_played_into() {
+    let pos = position("scirocco", SCIROCCO_KING_ATTACKED);
+    let eval = HashedPriors { seed: 3 };
+    let mut s = searched(&pos, gumbel_with_immediate_wins(true), uncapped(), 64, &eval);
+    // A root move whose child the search proved lost: Tan captures the King after it.
+    let losing = s
+        .root_moves()
+        .into_iter()
+        .find(|r| r.q.is_some_and(|q| q < -0.99))
+        .expect("some visited move hangs the King")
+        .mv;
+    s.play(losing, true);
+    s.begin(SearchOptions::exact(16));
+    s.run(&eval);
+    let mut after = pos.clone();
+    after.make(losing);
+    let reply = s.best_move().unwrap();
+    after.make(reply);
+    assert!(after.immediate_outcome().is_some_and(|o| o.winner() == Some(Color::Tan)), "Tan did not take the King");
+}

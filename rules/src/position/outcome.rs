@@ -3,9 +3,10 @@
 //! [`Position::outcome_with`] in `crate::movegen`.
 
 use crate::{
+    moves::Move,
     position::Position,
     types::{Color, Piece, PieceType},
-    variant::{BareRule, GameValue, RoyalRule},
+    variant::{BareRule, GameValue, RoyalRule, Variant},
 };
 
 /// Why a game ended.
@@ -69,7 +70,38 @@ impl Outcome {
     }
 }
 
+impl Variant {
+    /// Whether a game of this variant can end by material ([`Position::immediate_outcome`]:
+    /// royal captured, bared, extinction), so that one move may win at once.
+    pub fn ends_by_material(&self) -> bool {
+        (self.rules.royal == RoyalRule::Capture && self.pieces.iter().any(|p| p.royal))
+            || self.rules.extinction.is_some()
+            || self.rules.bare == BareRule::OnePieceLoses
+    }
+}
+
 impl Position {
+    /// A move of the side to move after which the game is over by material in its favour
+    /// ([`Position::immediate_outcome`]: it captures the last royal, bares or exterminates
+    /// the opponent), and that result; `legal` are this position's legal moves. Each move is
+    /// made and unmade, so the answer is the rules' own, whatever the move's kind (multi-capture,
+    /// conversion, a push off the board).
+    pub fn immediate_win(&mut self, legal: &[Move]) -> Option<(Move, Outcome)> {
+        if self.in_setup() {
+            return None;
+        }
+        let us = self.side;
+        for &m in legal {
+            self.make(m);
+            let outcome = self.immediate_outcome();
+            self.unmake();
+            if let Some(o) = outcome.filter(|o| o.winner() == Some(us)) {
+                return Some((m, o));
+            }
+        }
+        None
+    }
+
     /// A result decided by material alone (royal captured, bared, extinction), for the side to
     /// move. Such positions have no legal moves: perft never expands a finished game.
     pub fn immediate_outcome(&self) -> Option<Outcome> {
