@@ -17,6 +17,7 @@ use fairyzero_evaluator::{
     RatingOptions, ResultStore, SearchKind, SearchPlayerConfig, SprtParams,
 };
 use fairyzero_rules::Variant;
+use fairyzero_selfplay::{config::RunSelfPlay, search::SearchParams};
 
 use crate::{limits, network::NetRuntime};
 
@@ -70,9 +71,14 @@ pub struct MatchArgs {
     #[arg(long, default_value_t = 0, value_parser = limits::count::<usize>(0, limits::MAX_THREADS))]
     pub cpu_threads: usize,
 
-    /// Search of checkpoint players: gumbel or puct
-    #[arg(long, default_value = "gumbel", value_parser = ["gumbel", "puct"])]
-    pub search: String,
+    /// Search of checkpoint players: gumbel or puct (default: the --config run's, else gumbel)
+    #[arg(long, value_parser = ["gumbel", "puct"])]
+    pub search: Option<String>,
+
+    /// Run configuration whose [selfplay] section gives the checkpoint players' search (kind,
+    /// PUCT and Gumbel parameters, immediate_wins), as that run's own evaluation searches
+    #[arg(long, value_name = "RUN.toml")]
+    pub config: Option<PathBuf>,
 
     /// Append the games to the results store of this run directory (DIR/matches/)
     #[arg(long, value_name = "DIR")]
@@ -145,10 +151,25 @@ fn parse_sprt(text: &str) -> Result<SprtParams, String> {
     Ok(p)
 }
 
+/// The checkpoint players' search: the run file's `[selfplay]` search (one leaf per round, as
+/// the trainer's evaluation plays it), else the defaults, with `--search` choosing the kind.
+fn checkpoint_search(config: Option<&Path>, kind: Option<&str>) -> Result<SearchPlayerConfig> {
+    let mut params = match config {
+        Some(path) => SearchParams::from_config(&RunSelfPlay::load(path)?.selfplay),
+        None => SearchParams::gumbel(),
+    };
+    params.leaves_per_round = 1;
+    match kind {
+        Some("puct") => params.kind = SearchKind::Puct,
+        Some(_) => params.kind = SearchKind::Gumbel,
+        None => {}
+    }
+    Ok(SearchPlayerConfig { params, ..SearchPlayerConfig::default() })
+}
+
 pub fn run_match_command(args: MatchArgs, net: &dyn NetRuntime) -> Result<()> {
     let variant = Variant::load(&args.variant).context("loading the variant")?;
-    let kind = if args.search == "puct" { SearchKind::Puct } else { SearchKind::Gumbel };
-    let search = SearchPlayerConfig::with_kind(kind);
+    let search = checkpoint_search(args.config.as_deref(), args.search.as_deref())?;
     let run = args.run.as_deref();
     let a = contestant(&args.a, &variant, &search, run, net).with_context(|| format!("player A {}", args.a))?;
     let mut b = contestant(&args.b, &variant, &search, run, net).with_context(|| format!("player B {}", args.b))?;
@@ -270,6 +291,29 @@ mod tests {
         assert_eq!(err.kind(), clap::error::ErrorKind::ValueValidation);
         assert!(err.to_string().contains("<A>") && err.to_string().contains("needs a depth"), "{err}");
         assert!(parse_sprt("10,0").is_err() && parse_sprt("0,10").is_ok() && parse_sprt("0,10,0.05,0.1").is_ok());
+    }
+
+    /// Checkpoint players search as the run file says (its `[selfplay]` section), with one
+    /// leaf per round; `--search` still picks the kind; without a file, the defaults.
+    #[test]
+    fn checkpoint_players_search_as_the_run_file_says() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("run.toml");
+        std::fs::write(
+            &file,
+            "variant = \"scirocco\"\n[net]\nsize = \"tiny\"\n[selfplay]\nsearch = \"puct\"\nleaves_per_game = 4\n\
+             immediate_wins = false\n[selfplay.puct]\nc_puct = 2.5\n[selfplay.gumbel]\nconsidered_actions = 8\n",
+        )
+        .unwrap();
+        let from_file = checkpoint_search(Some(&file), None).unwrap().params;
+        assert_eq!(from_file.kind, SearchKind::Puct);
+        assert_eq!((from_file.c_puct, from_file.leaves_per_round, from_file.immediate_wins), (2.5, 1, false));
+        let gumbel = checkpoint_search(Some(&file), Some("gumbel")).unwrap().params;
+        assert_eq!((gumbel.kind, gumbel.gumbel.considered_actions), (SearchKind::Gumbel, 8));
+        assert_eq!(checkpoint_search(None, None).unwrap(), SearchPlayerConfig::default());
+        std::fs::write(&file, "[selfplay]\nsearch = \"mcts\"\n").unwrap();
+        let err = format!("{:#}", checkpoint_search(Some(&file), None).unwrap_err());
+        assert!(err.contains("run.toml") && err.contains("mcts"), "{err}");
     }
 
     /// `--cpu-threads` reaches the match options and is bounded like `--threads`; a time
