@@ -30,7 +30,7 @@
 //! again continues from there.
 
 use std::{
-    path::PathBuf,
+    path::{Path, PathBuf},
     sync::{
         atomic::{AtomicBool, AtomicU64, Ordering},
         mpsc, Arc, Mutex,
@@ -727,7 +727,10 @@ impl Loop {
     /// An iteration's metrics record and log line.
     fn log_iteration(&self, report: &IterationReport) {
         let (summary, steps, train_secs) = (&report.selfplay, &report.steps, report.train_secs);
-        let mean = StepStats::mean(steps);
+        // An iteration without an optimizer step has no losses: null in metrics.jsonl (no
+        // TensorBoard point), not zeros that plot as a perfect fit.
+        let mean = (!steps.is_empty()).then(|| StepStats::mean(steps));
+        let m = mean.as_ref();
         let sp_secs = summary.elapsed.as_secs_f64().max(1e-9);
         let reasons: serde_json::Map<String, serde_json::Value> =
             summary.reasons.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
@@ -752,36 +755,64 @@ impl Loop {
                 "train": {
                     "steps": steps.len(), "secs": train_secs, "steps_per_sec": steps.len() as f64 / train_secs.max(1e-9),
                     "samples_per_sec": (steps.len() * batch) as f64 / train_secs.max(1e-9),
-                    "loss": { "total": mean.losses.loss, "policy": mean.losses.policy_loss, "value": mean.losses.value_loss },
-                    "policy_entropy": mean.losses.policy_entropy, "target_entropy": mean.losses.target_entropy,
-                    "grad_norm": mean.losses.grad_norm, "lr": mean.lr,
-                    "mirrored_fraction": mean.mirrored as f64 / (steps.len() * batch).max(1) as f64,
+                    "loss": { "total": m.map(|m| m.losses.loss), "policy": m.map(|m| m.losses.policy_loss), "value": m.map(|m| m.losses.value_loss) },
+                    "policy_entropy": m.map(|m| m.losses.policy_entropy), "target_entropy": m.map(|m| m.losses.target_entropy),
+                    "grad_norm": m.map(|m| m.losses.grad_norm), "lr": m.map(|m| m.lr),
+                    "mirrored_fraction": m.map(|m| m.mirrored as f64 / (steps.len() * batch).max(1) as f64),
                 },
                 "eval_queued": report.eval_queued,
                 "time": report.time.to_json(),
                 "iteration_secs": report.started.elapsed().as_secs_f64(),
             }),
         );
+        let training = match m {
+            Some(m) => format!(
+                "{} steps ({:.1}/s) loss {:.3} (policy {:.3}, value {:.3}, entropy {:.2}), lr {:.2e}",
+                steps.len(),
+                steps.len() as f64 / train_secs.max(1e-9),
+                m.losses.loss,
+                m.losses.policy_loss,
+                m.losses.value_loss,
+                m.losses.policy_entropy,
+                m.lr
+            ),
+            None if window_positions < self.config.replay.min_positions => format!(
+                "no step yet (window {window_positions} positions, training starts at {})",
+                self.config.replay.min_positions
+            ),
+            None => "no step".to_string(),
+        };
         say(
             &self.status.bar,
             format!(
-                "iteration {}: {} games ({:.2}/s, {:.0} positions/s, mean length {:.1}, first-player score {:.2}), {} steps ({:.1}/s) loss {:.3} (policy {:.3}, value {:.3}, entropy {:.2}), lr {:.2e}, checkpoint {}",
+                "iteration {}: {} games ({:.2}/s, {:.0} positions/s, mean length {:.1}, first-player score {:.2}), {training}, checkpoint {}",
                 self.iteration,
                 summary.games,
                 summary.games as f64 / sp_secs,
                 summary.positions as f64 / sp_secs,
                 summary.mean_length(),
                 summary.first_player_score(),
-                steps.len(),
-                steps.len() as f64 / train_secs.max(1e-9),
-                mean.losses.loss,
-                mean.losses.policy_loss,
-                mean.losses.value_loss,
-                mean.losses.policy_entropy,
-                mean.lr,
                 self.last_checkpoint
             ),
         );
+    }
+}
+
+/// Removes what a killed earlier start left half-written in the scratch folder: chunks being
+/// staged for publication (`chunk-PID…`) and their atomic-write temporaries (`….tmp`). One
+/// trainer runs per run directory, so at start nothing there is in use; the checkpoint cache
+/// (a folder) is kept.
+fn remove_stale_scratch(scratch: &Path) {
+    let Ok(entries) = std::fs::read_dir(scratch) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let staged = name.starts_with("chunk-") || name.ends_with(".tmp");
+        if staged && entry.file_type().is_ok_and(|t| t.is_file()) {
+            match std::fs::remove_file(entry.path()) {
+                Ok(()) => tracing::debug!("removed {name}, left in the scratch folder by an earlier start"),
+                Err(e) => tracing::warn!("cannot remove {}: {e}", entry.path().display()),
+            }
+        }
     }
 }
 
@@ -918,6 +949,7 @@ impl Run {
         std::fs::write(run_dir.join("config.toml"), &resolved)?;
         let scratch = run_dir.join(".scratch");
         std::fs::create_dir_all(&scratch)?;
+        remove_stale_scratch(&scratch);
         let arch = config.net.resolve()?;
         let stop = options.stop.clone().unwrap_or_else(|| Arc::new(AtomicBool::new(false)));
         let bar = progress_bar(config.output.progress);
