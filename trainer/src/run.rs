@@ -1651,3 +1651,29 @@ fn promoted_checkpoint(store: &dyn Store, manifests: &[CheckpointManifest]) -> a
 pub fn run_dir_of(config: &RunConfig) -> PathBuf {
     absolute(&config.run_dir)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A start clears what a killed start left staged in `.scratch`, and nothing else.
+    #[test]
+    fn a_start_removes_stale_staged_files_from_the_scratch_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let scratch = dir.path().join(".scratch");
+        std::fs::create_dir_all(scratch.join("cache")).unwrap();
+        let stale = [".chunk-9266.games.zst.9266.tmp", "chunk-9266.games.zst"];
+        for name in stale {
+            std::fs::write(scratch.join(name), b"half").unwrap();
+        }
+        std::fs::write(scratch.join("cache").join("weights.safetensors"), b"kept").unwrap();
+        std::fs::write(scratch.join("notes.txt"), b"kept").unwrap();
+        remove_stale_scratch(&scratch);
+        for name in stale {
+            assert!(!scratch.join(name).exists(), "{name} is still there");
+        }
+        assert!(scratch.join("cache").join("weights.safetensors").exists());
+        assert!(scratch.join("notes.txt").exists());
+        remove_stale_scratch(&dir.path().join("missing"));
+    }
+}
