@@ -143,10 +143,12 @@ pub struct SelfPlayBench {
     pub service: ServiceStats,
     /// Leaves evaluated per second (the service's positions).
     pub evaluations_per_sec: f64,
-    /// Plies of finished games per second (games finished during the interval).
-    pub positions_per_sec: f64,
-    /// Search simulations per second (of games finished during the interval).
-    pub simulations_per_sec: f64,
+    /// Plies per second of the games that finished during the interval (their plies before it
+    /// included, so this needs an interval of many game lengths); `None` when no game finished
+    /// in it (long games: read evaluations/s).
+    pub positions_per_sec: Option<f64>,
+    /// Search simulations per second, counted the same way.
+    pub simulations_per_sec: Option<f64>,
     /// Share of the search threads' time spent waiting for evaluations, over the whole run
     /// (warm-up included: the workers keep one clock).
     pub search_wait: f64,
@@ -193,7 +195,7 @@ pub fn bench_selfplay(
     let stop = AtomicBool::new(false);
     // Games finished during the measured interval: plies and simulations.
     let measuring = AtomicBool::new(false);
-    let counted = Mutex::new((0u64, 0u64));
+    let counted = Mutex::new((0u64, 0u64, 0u64));
     let (before, after, result) = std::thread::scope(|scope| {
         let run = scope.spawn(|| {
             run_selfplay_with(variant, config, Evaluator::Service(&service), &options, &[&stop], |g| {
@@ -201,6 +203,7 @@ pub fn bench_selfplay(
                     let mut c = counted.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
                     c.0 += g.moves.len() as u64;
                     c.1 += g.moves.iter().map(|m| u64::from(m.simulations)).sum::<u64>();
+                    c.2 += 1;
                 }
             })
         });
@@ -224,11 +227,11 @@ pub fn bench_selfplay(
     let summary = result?;
     let interval = after.since(&before);
     let secs = interval.elapsed.as_secs_f64().max(1e-9);
-    let (plies, simulations) = counted.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let (plies, simulations, games) = counted.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
     Ok(SelfPlayBench {
         evaluations_per_sec: interval.positions as f64 / secs,
-        positions_per_sec: plies as f64 / secs,
-        simulations_per_sec: simulations as f64 / secs,
+        positions_per_sec: (games > 0).then(|| plies as f64 / secs),
+        simulations_per_sec: (games > 0).then(|| simulations as f64 / secs),
         search_wait: summary.search_wait_fraction(),
         service: interval,
         raw_per_sec: None,

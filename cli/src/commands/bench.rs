@@ -217,15 +217,15 @@ fn bench_selfplay_row(args: SelfPlayBenchArgs, runtime: &dyn NetRuntime) -> Resu
     println!("| variant | net | device | precision | games at once | threads | max batch | evaluations/s | positions/s | simulations/s | mean batch | busy | search waiting | raw evaluations/s | ratio |");
     println!("| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     println!(
-        "| {} | {} | {device} | {precision} | {} | {} | {} | {:.0} | {:.1} | {:.0} | {:.1} | {:.1}% | {:.1}% | {} | {} |",
+        "| {} | {} | {device} | {precision} | {} | {} | {} | {:.0} | {} | {} | {:.1} | {:.1}% | {:.1}% | {} | {} |",
         variant.name,
         args.net,
         config.games_in_parallel,
         config.threads,
         max_batch,
         b.evaluations_per_sec,
-        b.positions_per_sec,
-        b.simulations_per_sec,
+        b.positions_per_sec.map_or_else(missing, |p| format!("{p:.1}")),
+        b.simulations_per_sec.map_or_else(missing, |s| format!("{s:.0}")),
         b.service.mean_batch(),
         100.0 * b.service.busy_share(),
         100.0 * b.search_wait,
