@@ -5,6 +5,7 @@
 // Positions from seeded random play: the model crate's test helper, shared rather than copied.
 #[path = "../../model/tests/common/mod.rs"]
 mod common;
+mod support;
 
 use std::{
     path::{Path, PathBuf},
@@ -22,7 +23,7 @@ use fairyzero_torch::{
     optim::{AdamW, AdamWConfig},
     ExecutorOptions, Net, NetInput,
 };
-use tch::{Device, Kind, Tensor};
+use tch::{Device, Kind};
 
 const CPU: Device = Device::Cpu;
 
@@ -422,28 +423,12 @@ fn checkpoint_header_schema_is_pinned() {
 // Golden outputs: a canary for any change to the encoding or the forward pass.
 // ---------------------------------------------------------------------------------------------
 
-/// Fills every variable from a fixed formula (no RNG), in name order.
-fn deterministic_weights(net: &Net) {
-    let mut vars: Vec<(String, Tensor)> = net.var_store().variables().into_iter().collect();
-    vars.sort_by(|a, b| a.0.cmp(&b.0));
-    tch::no_grad(|| {
-        for (k, (name, mut t)) in vars.into_iter().enumerate() {
-            let size = t.size();
-            let n = t.numel();
-            let fan_in = if size.len() >= 2 { size[1..].iter().product::<i64>() as f32 } else { 1.0 };
-            let scale = if name.ends_with(".scale") { 0.5 } else { 1.0 / fan_in.sqrt() };
-            let values: Vec<f32> = (0..n).map(|i| scale * ((i as f32 * 0.7548 + k as f32 * 1.3).sin())).collect();
-            t.copy_(&Tensor::from_slice(&values).view(size.as_slice()));
-        }
-    });
-}
-
 fn golden_lines() -> Vec<String> {
     let mut lines = Vec::new();
     for (name, plies) in [("chess", "e2e4 e7e5 g1f3"), ("scirocco", "a3a4 a8a7")] {
         let v = Variant::load(name).unwrap();
         let net = Net::new(&NetConfig::tiny(), Arc::clone(&v), CPU);
-        deterministic_weights(&net);
+        support::deterministic_weights(&net);
         let mut pos = Position::start(Arc::clone(&v));
         let mut positions = vec![pos.clone()];
         for m in plies.split_whitespace() {

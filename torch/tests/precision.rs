@@ -4,6 +4,7 @@
 
 #[path = "../../model/tests/common/mod.rs"]
 mod common;
+mod support;
 
 use std::sync::Arc;
 
@@ -16,26 +17,9 @@ use fairyzero_torch::{
     training::{train_step_with, StepConfig},
     Net, NetInput,
 };
-use tch::{Device, Kind, Tensor};
+use tch::{Device, Kind};
 
 const CPU: Device = Device::Cpu;
-
-/// Fills every variable from a fixed formula (no RNG), in name order; residual scales 0.5 so
-/// that the tower contributes (the golden test's weights).
-fn deterministic_weights(net: &Net) {
-    let mut vars: Vec<(String, Tensor)> = net.var_store().variables().into_iter().collect();
-    vars.sort_by(|a, b| a.0.cmp(&b.0));
-    tch::no_grad(|| {
-        for (k, (name, mut t)) in vars.into_iter().enumerate() {
-            let size = t.size();
-            let fan_in = if size.len() >= 2 { size[1..].iter().product::<i64>() as f32 } else { 1.0 };
-            let scale = if name.ends_with(".scale") { 0.5 } else { 1.0 / fan_in.sqrt() };
-            let values: Vec<f32> =
-                (0..t.numel()).map(|i| scale * ((i as f32 * 0.7548 + k as f32 * 1.3).sin())).collect();
-            t.copy_(&Tensor::from_slice(&values).view(size.as_slice()));
-        }
-    });
-}
 
 /// 16 positions of seeded random play.
 fn fixed_batch(variant: &Arc<Variant>) -> EncodedBatch {
@@ -78,7 +62,7 @@ fn bf16_forward_computes_in_bf16_and_stays_close_to_fp32() {
     for name in ["typhoon", "jupiter"] {
         let variant = Variant::load(name).unwrap_or_else(|e| panic!("{name}: {e}"));
         let net = Net::new(&NetConfig::tiny(), Arc::clone(&variant), CPU);
-        deterministic_weights(&net);
+        support::deterministic_weights(&net);
         let batch = fixed_batch(&variant);
         let input = NetInput::new(&batch, CPU);
         tch::no_grad(|| {
@@ -147,7 +131,7 @@ fn channels_last_gives_the_same_outputs() {
     fairyzero_torch::set_threads(1);
     let variant = Variant::load("typhoon").unwrap();
     let mut net = Net::new(&NetConfig::tiny(), Arc::clone(&variant), CPU);
-    deterministic_weights(&net);
+    support::deterministic_weights(&net);
     let batch = fixed_batch(&variant);
     let input = NetInput::new(&batch, CPU);
     let logits = |net: &Net, precision| {
