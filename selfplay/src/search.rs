@@ -945,12 +945,10 @@ impl Search {
             (Some(g), SearchKind::Gumbel) => {
                 let scratch = self.node_sigma(Tree::ROOT);
                 let sigma = &scratch.sigma;
-                let mut pool: Vec<usize> = g.considered.iter().copied().filter(|&a| !lost(first + a)).collect();
-                if pool.is_empty() {
-                    pool.clone_from(&g.considered);
-                }
-                let max_visits = pool.iter().map(|&a| g.visits[a]).max()?;
-                let a = pool.iter().copied().filter(|&a| g.visits[a] == max_visits).max_by(|&a, &b| {
+                let any_alive = g.considered.iter().any(|&a| !lost(first + a));
+                let candidates = || g.considered.iter().copied().filter(|&a| !any_alive || !lost(first + a));
+                let max_visits = candidates().map(|a| g.visits[a]).max()?;
+                let a = candidates().filter(|&a| g.visits[a] == max_visits).max_by(|&a, &b| {
                     (g.g[a] + g.logits[a] + sigma[a]).total_cmp(&(g.g[b] + g.logits[b] + sigma[b])).then(b.cmp(&a))
                 })?;
                 Some(t.moves[first + a])
