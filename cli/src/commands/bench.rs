@@ -18,7 +18,7 @@ use fairyzero_model::{
 use fairyzero_rules::Variant;
 use fairyzero_selfplay::{bench::bench_selfplay, config::RunSelfPlay};
 
-use super::LibtorchUse;
+use super::{selfplay::SelfPlayOverrides, LibtorchUse};
 use crate::{
     limits,
     network::{BackendOptions, NetRuntime, NetSpec},
@@ -73,19 +73,8 @@ pub struct SelfPlayBenchArgs {
     /// the other cores to the search threads
     #[arg(long, default_value_t = 1, value_parser = limits::count::<usize>(1, limits::MAX_THREADS))]
     pub torch_threads: usize,
-    /// Games in parallel, overriding the configuration (at most 65,536)
-    #[arg(long, value_parser = limits::count::<u32>(1, limits::MAX_PARALLEL))]
-    pub parallel: Option<u32>,
-    /// Search threads, overriding the configuration (at most 1,024)
-    #[arg(long, value_parser = limits::count::<u32>(1, limits::MAX_THREADS))]
-    pub threads: Option<u32>,
-    /// Most positions per forward, overriding `batching.max_batch` (at most 16,384)
-    #[arg(long, value_parser = limits::count::<u32>(1, limits::MAX_BATCH))]
-    pub max_batch: Option<u32>,
-    /// Microseconds a batch may wait for more leaves, overriding `batching.max_wait_us` (at
-    /// most 10,000,000)
-    #[arg(long, value_parser = limits::count::<u64>(0, limits::MAX_WAIT_US))]
-    pub max_wait_us: Option<u64>,
+    #[command(flatten)]
+    pub overrides: SelfPlayOverrides,
     /// Seconds of warm-up before measuring (more than 0, at most 1,000,000)
     #[arg(long, default_value_t = 5.0, value_parser = limits::seconds)]
     pub warmup: f64,
@@ -158,18 +147,7 @@ impl BenchExecutor {
 fn bench_selfplay_row(args: SelfPlayBenchArgs, runtime: &dyn NetRuntime) -> Result<()> {
     let run = RunSelfPlay::load(&args.config)?;
     let mut config = run.selfplay;
-    if let Some(p) = args.parallel {
-        config.games_in_parallel = p;
-    }
-    if let Some(t) = args.threads {
-        config.threads = t;
-    }
-    if let Some(b) = args.max_batch {
-        config.batching.max_batch = b;
-    }
-    if let Some(w) = args.max_wait_us {
-        config.batching.max_wait_us = w;
-    }
+    args.overrides.apply(&mut config);
     config.validate()?;
     let Some(variant_name) = args.variant.or(run.variant) else {
         bail!("{}: no `variant` key; set one or pass --variant", args.config.display());
@@ -353,10 +331,7 @@ mod tests {
                 config: config.clone(),
                 variant: None,
                 net: net.into(),
-                parallel: None,
-                threads: None,
-                max_batch: Some(16),
-                max_wait_us: None,
+                overrides: SelfPlayOverrides { max_batch: Some(16), ..SelfPlayOverrides::default() },
                 precision: PrecisionSetting::Auto,
                 torch_threads: 1,
                 warmup: 0.2,
@@ -370,10 +345,7 @@ mod tests {
             config: config.clone(),
             variant: None,
             net: "random:tiny".into(),
-            parallel: None,
-            threads: None,
-            max_batch: None,
-            max_wait_us: None,
+            overrides: SelfPlayOverrides::default(),
             precision: PrecisionSetting::Bf16,
             torch_threads: 1,
             warmup: 0.1,

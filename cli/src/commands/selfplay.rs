@@ -53,29 +53,14 @@ pub struct SelfPlayArgs {
     #[arg(long, value_parser = limits::count::<u32>(1, limits::MAX_SIMULATIONS))]
     pub simulations: Option<u32>,
 
-    /// Search threads, overriding the configuration (at most 1,024)
-    #[arg(long, value_parser = limits::count::<u32>(1, limits::MAX_THREADS))]
-    pub threads: Option<u32>,
-
-    /// Games in parallel, overriding the configuration (at most 65,536)
-    #[arg(long, value_parser = limits::count::<u32>(1, limits::MAX_PARALLEL))]
-    pub parallel: Option<u32>,
+    #[command(flatten)]
+    pub overrides: SelfPlayOverrides,
 
     /// After the run, also time the network alone for this many seconds, back to back from one
     /// thread at the run's mean batch per forward, and report self-play's evaluations/s as a
     /// share of that raw rate (more than 0, at most 1,000,000)
     #[arg(long, value_name = "SECONDS", value_parser = limits::seconds)]
     pub bench_raw: Option<f64>,
-
-    /// Most positions in one forward, overriding `[selfplay.batching] max_batch` (never below
-    /// one search thread's leaves per round; at most 16,384)
-    #[arg(long, value_parser = limits::count::<u32>(1, limits::MAX_BATCH))]
-    pub max_batch: Option<u32>,
-
-    /// Microseconds a non-empty batch may wait for more leaves once the network is idle,
-    /// overriding `[selfplay.batching] max_wait_us` (0: launch at once; at most 10,000,000)
-    #[arg(long, value_parser = limits::count::<u64>(0, limits::MAX_WAIT_US))]
-    pub max_wait_us: Option<u64>,
 
     /// Forward precision of --net: auto (bf16 on CUDA, fp32 on the CPU), fp32 or bf16
     #[arg(long, default_value = "auto", requires = "net")]
@@ -104,23 +89,52 @@ pub fn evaluator_for(
     runtime.search_backend(&spec, variant, options)
 }
 
+/// Flags that replace the run file's `[selfplay]` values, for `selfplay` and `bench selfplay`.
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct SelfPlayOverrides {
+    /// Search threads, overriding the configuration (at most 1,024)
+    #[arg(long, value_parser = limits::count::<u32>(1, limits::MAX_THREADS))]
+    pub threads: Option<u32>,
+
+    /// Games in parallel, overriding the configuration (at most 65,536)
+    #[arg(long, value_parser = limits::count::<u32>(1, limits::MAX_PARALLEL))]
+    pub parallel: Option<u32>,
+
+    /// Most positions in one forward, overriding `[selfplay.batching] max_batch` (at most
+    /// 16,384; `selfplay` never goes below one search thread's leaves per round)
+    #[arg(long, value_parser = limits::count::<u32>(1, limits::MAX_BATCH))]
+    pub max_batch: Option<u32>,
+
+    /// Microseconds a non-empty batch may wait for more leaves once the network is idle,
+    /// overriding `[selfplay.batching] max_wait_us` (0: launch at once; at most 10,000,000)
+    #[arg(long, value_parser = limits::count::<u64>(0, limits::MAX_WAIT_US))]
+    pub max_wait_us: Option<u64>,
+}
+
+impl SelfPlayOverrides {
+    /// The flags given, in place of the run file's values.
+    pub fn apply(&self, config: &mut SelfPlayConfig) {
+        if let Some(t) = self.threads {
+            config.threads = t;
+        }
+        if let Some(p) = self.parallel {
+            config.games_in_parallel = p;
+        }
+        if let Some(b) = self.max_batch {
+            config.batching.max_batch = b;
+        }
+        if let Some(w) = self.max_wait_us {
+            config.batching.max_wait_us = w;
+        }
+    }
+}
+
 /// The command line's values in place of the run file's.
 fn apply_overrides(args: &SelfPlayArgs, config: &mut SelfPlayConfig) {
     if let Some(s) = args.simulations {
         config.simulations = s;
     }
-    if let Some(t) = args.threads {
-        config.threads = t;
-    }
-    if let Some(p) = args.parallel {
-        config.games_in_parallel = p;
-    }
-    if let Some(b) = args.max_batch {
-        config.batching.max_batch = b;
-    }
-    if let Some(w) = args.max_wait_us {
-        config.batching.max_wait_us = w;
-    }
+    args.overrides.apply(config);
 }
 
 /// `--bench-raw`: the evaluator of the finished run timed alone at the run's mean batch. A
@@ -247,12 +261,9 @@ mod tests {
             variant: None,
             seed: Some(1),
             simulations: None,
-            threads: None,
-            parallel: None,
+            overrides: SelfPlayOverrides { max_batch: Some(4), max_wait_us: Some(0), ..SelfPlayOverrides::default() },
             // The uniform mock timed alone after the run, at the run's mean batch per call.
             bench_raw: Some(0.05),
-            max_batch: Some(4),
-            max_wait_us: Some(0),
             precision: PrecisionSetting::Auto,
             torch_threads: 1,
         };
@@ -309,14 +320,20 @@ mod tests {
     #[test]
     fn batching_and_precision_flags_parse() {
         let args = parse(&[]).unwrap();
-        assert_eq!((args.max_batch, args.max_wait_us, args.precision), (None, None, PrecisionSetting::Auto));
+        assert_eq!(
+            (args.overrides.max_batch, args.overrides.max_wait_us, args.precision),
+            (None, None, PrecisionSetting::Auto)
+        );
         let args = parse(&["--max-batch", "256", "--max-wait-us", "0", "--net", "random:tiny", "--precision", "bf16"])
             .unwrap();
-        assert_eq!((args.max_batch, args.max_wait_us, args.precision), (Some(256), Some(0), PrecisionSetting::Bf16));
+        assert_eq!(
+            (args.overrides.max_batch, args.overrides.max_wait_us, args.precision),
+            (Some(256), Some(0), PrecisionSetting::Bf16)
+        );
         let args =
             parse(&["--max-batch", "16384", "--max-wait-us", "10000000", "--net", "x", "--precision", "fp32"]).unwrap();
         assert_eq!(
-            (args.max_batch, args.max_wait_us, args.precision),
+            (args.overrides.max_batch, args.overrides.max_wait_us, args.precision),
             (Some(16_384), Some(10_000_000), PrecisionSetting::Fp32)
         );
         // The uniform mock has no precision: the flag is refused rather than ignored.
