@@ -541,7 +541,7 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// Counts a finished game (a caller that splits a long session into parts sums its own).
+    /// Counts a finished game.
     pub fn add(&mut self, g: &GameRecord) {
         self.games += 1;
         self.positions += g.moves.len() as u64;
@@ -554,6 +554,22 @@ impl Summary {
             None => self.draws += 1,
         }
         *self.reasons.entry(g.result.reason.to_string()).or_default() += 1;
+    }
+
+    /// Adds the game counts of `other` (its time and service figures are the caller's to
+    /// combine): a caller that splits a long session into parts sums them with this.
+    pub fn merge(&mut self, other: &Summary) {
+        self.games += other.games;
+        self.positions += other.positions;
+        self.policy_targets += other.policy_targets;
+        self.simulations += other.simulations;
+        self.evaluations += other.evaluations;
+        self.blue_wins += other.blue_wins;
+        self.tan_wins += other.tan_wins;
+        self.draws += other.draws;
+        for (reason, n) in &other.reasons {
+            *self.reasons.entry(reason.clone()).or_default() += n;
+        }
     }
 
     fn secs(&self) -> f64 {

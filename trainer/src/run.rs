@@ -340,21 +340,6 @@ struct Taken {
     swapped: bool,
 }
 
-/// Adds a game's counts to an iteration's self-play summary.
-fn merge(into: &mut Summary, game: &Summary) {
-    into.games += game.games;
-    into.positions += game.positions;
-    into.policy_targets += game.policy_targets;
-    into.simulations += game.simulations;
-    into.evaluations += game.evaluations;
-    into.blue_wins += game.blue_wins;
-    into.tan_wins += game.tan_wins;
-    into.draws += game.draws;
-    for (reason, n) in &game.reasons {
-        *into.reasons.entry(reason.clone()).or_default() += n;
-    }
-}
-
 /// How the training thread keeps the replay ratio: it may train `samples_per_position` samples
 /// per position played in this iteration, and stops once self-play is done and it has caught up.
 struct TrainGate {
@@ -672,7 +657,7 @@ impl Loop {
                     }
                 }
             };
-            merge(&mut summary, &taken.tally);
+            summary.merge(&taken.tally);
             keys.push(taken.key);
             swapped += u64::from(taken.swapped);
             added += taken.positions;
