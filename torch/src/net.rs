@@ -113,12 +113,7 @@ pub struct NetInput {
 
 impl NetInput {
     pub fn new(batch: &EncodedBatch, device: Device) -> NetInput {
-        NetInput::from_batches(&[batch], device)
-    }
-
-    /// Concatenates several encoded batches (same board size) into one input.
-    pub fn from_batches(batches: &[&EncodedBatch], device: Device) -> NetInput {
-        HostTensors::from_batches(batches).to_device(device)
+        HostTensors::from_batches(&[batch]).to_device(device)
     }
 
     /// Number of moves in the batch.
@@ -127,7 +122,7 @@ impl NetInput {
     }
 }
 
-/// A batch packed on the host (the per-move re-pack of [`NetInput::from_batches`]) into two
+/// A batch packed on the host (the per-move re-pack of [`NetInput::new`]) into two
 /// flat buffers, so that reaching the device is two copies: every index column as `i32`, every
 /// float feature as `f32`. Reusable: [`HostTensors::pack`] keeps the allocations, so a warm
 /// executor packs without allocating. `bench net --breakdown` times packing and copying apart.
@@ -616,16 +611,6 @@ impl Net {
     /// Number of scalar parameters.
     pub fn parameter_count(&self) -> i64 {
         self.vs.trainable_variables().iter().map(|t| t.numel() as i64).sum()
-    }
-
-    /// Policies over each position's legal moves and WDL probabilities, without gradients: what
-    /// the inference thread does for one batch.
-    pub fn evaluate_batch(&self, batch: &EncodedBatch) -> (Vec<Vec<f32>>, Vec<[f32; 3]>) {
-        tch::no_grad(|| {
-            let input = NetInput::new(batch, self.device());
-            let output = self.forward(&input);
-            probabilities(&output, &input.offsets)
-        })
     }
 
     /// Runs the net without recording gradients (inference).
