@@ -74,9 +74,12 @@ impl Variant {
     /// Whether a game of this variant can end by material ([`Position::immediate_outcome`]:
     /// royal captured, bared, extinction), so that one move may win at once.
     pub fn ends_by_material(&self) -> bool {
-        (self.rules.royal == RoyalRule::Capture && self.pieces.iter().any(|p| p.royal))
-            || self.rules.extinction.is_some()
-            || self.rules.bare == BareRule::OnePieceLoses
+        self.loses_with_royals() || self.rules.extinction.is_some() || self.rules.bare == BareRule::OnePieceLoses
+    }
+
+    /// Whether losing one's royals loses the game (royal rule `capture`, with royal pieces).
+    fn loses_with_royals(&self) -> bool {
+        self.rules.royal == RoyalRule::Capture && self.pieces.iter().any(|p| p.royal)
     }
 }
 
@@ -115,9 +118,7 @@ impl Position {
         // while neither side has one (chushin-shogi.md §14); once one side has a royal, losing
         // it loses. A game with royals in which both sides lose theirs at once ends as before:
         // the side to move is tested first, so the mover wins (jupiter.md §7.3).
-        let royal_capture = v.rules.royal == RoyalRule::Capture
-            && v.pieces.iter().any(|p| p.royal)
-            && !(self.royal_less_root && self.n_royals == [0, 0]);
+        let royal_capture = v.loses_with_royals() && !(self.royal_less_root && self.n_royals == [0, 0]);
         if royal_capture && self.n_royals[us.index()] == 0 {
             return Some(Outcome::Decisive { winner: them, reason: EndReason::RoyalCaptured });
         }
