@@ -65,8 +65,12 @@ setup:
 
 # Both programs: `fairyzero` links no libtorch and runs `fairyzero-torch`, next to it, for the
 # commands that need a network (train included).
+# FAIRYZERO_COMMIT goes into every run's start record (metrics.jsonl), so that a shipped net
+# names the code that trained it; only the release build carries it (a new commit rebuilds the
+# trainer crate, which test builds need not do).
 build: setup
-	$(CARGO) build --release --bin fairyzero --bin fairyzero-torch
+	FAIRYZERO_COMMIT="$$(git describe --always --dirty 2>/dev/null || true)" \
+	    $(CARGO) build --release --bin fairyzero --bin fairyzero-torch
 
 train: build
 	$(MAIN_JOB)

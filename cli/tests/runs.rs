@@ -372,3 +372,73 @@ fn a_random_net_with_the_same_seed_plays_the_same_games() {
     assert!(!first.is_empty());
     assert!(first == second, "two runs with --seed 1 wrote different records");
 }
+
+#[test]
+fn a_run_whose_directory_is_lost_continues_from_a_copy_of_its_checkpoint() {
+    let s = tempfile::tempdir().unwrap();
+    let run = s.path().join("lost");
+    let one_iteration = [
+        "-o",
+        "budget.games=2",
+        "-o",
+        "iteration.games=2",
+        "-o",
+        "replay.min_positions=1",
+        "-o",
+        "selfplay.games_in_parallel=2",
+    ];
+    let out = train("tiny.toml", &run, &one_iteration);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let last = std::fs::read_dir(run.join("checkpoints"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .max()
+        .unwrap();
+    assert_ne!(last, "step-00000000", "the run trained no step");
+    // The committed copy, then the run directory is gone.
+    let kept = s.path().join("kept").join(&last);
+    std::fs::create_dir_all(&kept).unwrap();
+    for (name, bytes) in files(&run.join("checkpoints").join(&last)) {
+        std::fs::write(kept.join(name), bytes).unwrap();
+    }
+    std::fs::remove_dir_all(&run).unwrap();
+
+    let source = kept.display().to_string();
+    let mut extra = one_iteration.to_vec();
+    extra.extend(["--continue-from", &source]);
+    let again = s.path().join("again");
+    let out = train("tiny.toml", &again, &extra);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("continuing from") && err.contains(&last), "{err}");
+    // The copy is the new run's first checkpoint, byte for byte, and training went on past it.
+    assert_eq!(files(&again.join("checkpoints").join(&last)), files(&kept));
+    let manifest = |name: &str| -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(again.join("checkpoints").join(name).join("manifest.json")).unwrap())
+            .unwrap()
+    };
+    let newest = std::fs::read_dir(again.join("checkpoints"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .max()
+        .unwrap();
+    assert!(newest > last, "{newest} after {last}");
+    let (before, after) = (manifest(&last), manifest(&newest));
+    assert_eq!(after["state"]["iteration"], before["state"]["iteration"].as_u64().unwrap() + 1, "{after}");
+    assert!(after["state"]["elapsed_secs"].as_f64() > before["state"]["elapsed_secs"].as_f64(), "{after}");
+    let metrics = std::fs::read_to_string(again.join("metrics.jsonl")).unwrap();
+    let start = metrics.lines().find(|l| l.contains("\"kind\":\"start\"")).unwrap();
+    assert!(start.contains("\"continued_from\":") && start.contains("\"resumed_from\":\"step-"), "{start}");
+
+    // Only into a run without checkpoints, and only from a trainer checkpoint.
+    let out = train("tiny.toml", &again, &extra);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("without checkpoints"), "{err}");
+    std::fs::remove_file(kept.join("manifest.json")).unwrap();
+    let out = train("tiny.toml", &s.path().join("third"), &extra);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("manifest.json") && err.contains("--transfer"), "{err}");
+    assert!(!s.path().join("third/checkpoints").exists(), "a refused start wrote checkpoints");
+}

@@ -78,6 +78,7 @@ impl NetRuntime for TorchRuntime {
                 rebuild_index: args.rebuild_index,
                 stop: Some(fairyzero_cli::interrupt::stop_flag()),
                 transfer: args.transfer,
+                continue_from: args.continue_from,
             },
         )
         .context("training")?;

@@ -168,6 +168,50 @@ pub fn publish_checkpoint(
     Ok(manifest)
 }
 
+/// Reads a trainer checkpoint folder's `manifest.json` and checks every file it lists (size
+/// and SHA-256). `what` names the flag or place the folder came from, for the errors.
+pub fn read_checkpoint_folder(dir: &Path, what: &str) -> anyhow::Result<CheckpointManifest> {
+    let path = dir.join(MANIFEST_FILE);
+    let bytes = std::fs::read(&path).map_err(|e| {
+        anyhow::anyhow!(
+            "{what} {}: cannot read {MANIFEST_FILE} ({e}): it needs a checkpoint folder of a run \
+             (checkpoints/step-NNNNNNNN, with its manifest and optimizer state); to start a new \
+             run from a net's weights alone, use --transfer",
+            dir.display()
+        )
+    })?;
+    let manifest: CheckpointManifest = serde_json::from_slice(&bytes).map_err(|e| {
+        anyhow::anyhow!(
+            "{what} {}: {MANIFEST_FILE} is not a trainer checkpoint manifest ({e}); an exported net \
+             (models/) has no optimizer state: use --transfer to start from its weights",
+            dir.display()
+        )
+    })?;
+    if manifest.format != MANIFEST_FORMAT || manifest.format_version > MANIFEST_VERSION {
+        anyhow::bail!(
+            "{what} {}: {MANIFEST_FILE} has format {:?} version {}, this program reads {MANIFEST_FORMAT:?} up to version {MANIFEST_VERSION}",
+            dir.display(),
+            manifest.format,
+            manifest.format_version
+        );
+    }
+    checkpoint::verify_manifest(dir).map_err(|e| anyhow::anyhow!("{what} {}: {e}", dir.display()))?;
+    Ok(manifest)
+}
+
+/// Publishes a checkpoint folder of another run (or a copy of one kept outside any run) into
+/// `store` under its own name, byte for byte, manifest last, so that resuming the store finds
+/// it as its newest checkpoint: weights, optimizer moments, step and trainer state carry on.
+pub fn import_checkpoint(store: &dyn Store, dir: &Path, what: &str) -> anyhow::Result<CheckpointManifest> {
+    let manifest = read_checkpoint_folder(dir, what)?;
+    let prefix = checkpoint_prefix(&manifest.name);
+    for f in &manifest.files {
+        store.publish(&format!("{prefix}/{}", f.name), std::fs::read(dir.join(&f.name))?)?;
+    }
+    store.publish(&format!("{prefix}/{MANIFEST_FILE}"), std::fs::read(dir.join(MANIFEST_FILE))?)?;
+    Ok(manifest)
+}
+
 /// Every checkpoint with a readable manifest, by step. Unreadable manifests are skipped with a
 /// warning.
 pub fn list_checkpoints(store: &dyn Store) -> Result<Vec<CheckpointManifest>, StoreError> {

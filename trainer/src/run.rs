@@ -76,6 +76,10 @@ pub struct TrainOptions {
     /// Warm-start a new run from this checkpoint directory (any variant, board size or
     /// architecture: variables by name and shape, piece embeddings by piece identity).
     pub transfer: Option<PathBuf>,
+    /// Continue a run whose directory is lost from one of its checkpoint folders (weights,
+    /// optimizer state, step and trainer state), into a run directory without checkpoints; the
+    /// replay window starts empty and self-play refills it.
+    pub continue_from: Option<PathBuf>,
 }
 
 /// What a finished run reports.
@@ -915,6 +919,30 @@ impl Run {
                 Some((source.clone(), loaded))
             }
         };
+        if let Some(source) = &options.continue_from {
+            if options.transfer.is_some() {
+                bail!("--continue-from and --transfer exclude each other: continue a run, or start a new one from a net");
+            }
+            if let Some(last) = artifacts::list_checkpoints(store.as_ref())?.last() {
+                bail!(
+                    "--continue-from goes into a run directory without checkpoints, but {} has some (the last is {}); \
+                     pass another run_dir (-o run_dir=NEW_DIR), or drop --continue-from to resume this run",
+                    store.url(),
+                    last.name
+                );
+            }
+            // Everything is checked before the store is written: files, rules, architecture.
+            artifacts::read_checkpoint_folder(source, "--continue-from")?;
+            let arch = config.net.resolve()?;
+            let loaded = checkpoint::load(source, Arc::clone(&variant), Some(&arch), device, false)
+                .with_context(|| format!("--continue-from {}", source.display()))?;
+            if loaded.header.optimizer.is_none() {
+                bail!(
+                    "--continue-from {}: the checkpoint has no optimizer state; use --transfer to start a new run from its weights",
+                    source.display()
+                );
+            }
+        }
         // Before the configuration is recorded: a start refused for a bad index changes nothing.
         let index_path = run_dir.join(INDEX_FILE);
         let mut index = if options.rebuild_index {
@@ -950,6 +978,24 @@ impl Run {
             );
         }
 
+        let continued_from = match &options.continue_from {
+            Some(source) => {
+                let m = artifacts::import_checkpoint(store.as_ref(), source, "--continue-from")?;
+                say(
+                    &bar,
+                    format!(
+                        "continuing from {} ({}, iteration {}, {:.1} h of training): the replay window \
+                         starts empty and self-play refills it before training resumes",
+                        source.display(),
+                        m.name,
+                        m.state.iteration,
+                        m.state.elapsed_secs / 3600.0
+                    ),
+                );
+                Some(source.display().to_string())
+            }
+            None => None,
+        };
         let resumed = resume(store.as_ref(), &config, &variant, &arch, device, &bar)?;
         if !variant_recorded {
             artifacts::record_variant(store.as_ref(), &variant)?;
@@ -1061,7 +1107,7 @@ impl Run {
         });
         let mut run =
             Run { lp, learner, rng, loader, run_dir, arch, stop, spent: None, selfplay: None, evals, _lock: lock };
-        run.log_start(fresh, transferred_from, &manifests);
+        run.log_start(fresh, transferred_from, continued_from, &manifests);
 
         // The untrained net is the first point of the rating curve; it is rated beside the first
         // iteration, not before it. Evaluations a stop cut short are queued again.
@@ -1079,6 +1125,7 @@ impl Run {
         &self,
         fresh: bool,
         transferred_from: Option<(String, TransferReport)>,
+        continued_from: Option<String>,
         manifests: &[CheckpointManifest],
     ) {
         let lp = &self.lp;
@@ -1123,7 +1170,8 @@ impl Run {
             "start",
             lp.step,
             json!({ "resumed_from": if fresh { serde_json::Value::Null } else { json!(lp.last_checkpoint) },
-                    "transfer": transfer_json,
+                    "transfer": transfer_json, "continued_from": continued_from,
+                    "build": { "version": env!("CARGO_PKG_VERSION"), "commit": build_commit() },
                     "games": lp.games, "positions": lp.positions, "window": window_positions,
                     "variant": lp.variant.name, "net": self.arch.to_string(),
                     "parameters": self.learner.net.parameter_count(),
@@ -1515,6 +1563,13 @@ impl Drop for SelfPlaySession {
             let _ = thread.join();
         }
     }
+}
+
+/// The commit this program was built from (`make build` sets `FAIRYZERO_COMMIT`: `git
+/// describe --always --dirty`), recorded in each start so that a net's provenance names the
+/// code that trained it; `None` for builds outside make.
+fn build_commit() -> Option<&'static str> {
+    option_env!("FAIRYZERO_COMMIT").filter(|c| !c.is_empty())
 }
 
 /// The newest checkpoint that checks out, loaded for training. Damage (an unreadable file, a

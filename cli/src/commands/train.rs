@@ -24,6 +24,13 @@ pub struct TrainArgs {
     #[arg(long, value_name = "CHECKPOINT")]
     pub transfer: Option<PathBuf>,
 
+    /// Continue a run from one of its checkpoint folders (weights, optimizer state, step,
+    /// iteration and elapsed time), e.g. a committed copy when the run directory is lost. Only
+    /// into a run directory without checkpoints; the replay window starts empty and self-play
+    /// refills it
+    #[arg(long, value_name = "CHECKPOINT", conflicts_with = "transfer")]
+    pub continue_from: Option<PathBuf>,
+
     /// Print the resolved configuration and exit
     #[arg(long)]
     pub print_config: bool,
