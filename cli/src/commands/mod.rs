@@ -20,6 +20,7 @@ pub mod bench;
 pub mod designer;
 pub mod info;
 pub mod matches;
+pub mod model;
 pub mod rules;
 pub mod selfplay;
 pub mod show_game;
@@ -58,6 +59,8 @@ pub enum Command {
     PieceValues(designer::PieceValuesArgs),
     /// Train: self-play, optimisation, checkpoints and evaluation until the run's budget is spent (resumable)
     Train(train::TrainArgs),
+    /// Export a run's checkpoint as a shippable net folder (weights, header, config, provenance, manifest), e.g. under models/
+    ExportModel(model::ExportModelArgs),
 }
 
 /// What a parsed command needs of libtorch.
@@ -79,9 +82,12 @@ impl Command {
         let checkpoint = |spec: &PlayerSpec| matches!(spec, PlayerSpec::Checkpoint { .. });
         match self {
             Command::Info(_) => LibtorchUse::Reports,
-            Command::Variants(_) | Command::Moves(_) | Command::Perft(_) | Command::ShowGame(_) | Command::Rank(_) => {
-                LibtorchUse::None
-            }
+            Command::Variants(_)
+            | Command::Moves(_)
+            | Command::Perft(_)
+            | Command::ShowGame(_)
+            | Command::Rank(_)
+            | Command::ExportModel(_) => LibtorchUse::None,
             Command::Selfplay(args) => needs(args.net.is_some()),
             Command::Analyse(args) => needs(args.net.is_some()),
             Command::Match(args) => needs(checkpoint(&args.a) || checkpoint(&args.b)),
@@ -109,6 +115,7 @@ impl Command {
             Command::Train(args) => net.train(args),
             Command::Balance(args) => designer::balance(args, net),
             Command::PieceValues(args) => designer::piece_values(args, net),
+            Command::ExportModel(args) => model::run(args),
         }
     }
 }
