@@ -442,3 +442,25 @@ fn a_run_whose_directory_is_lost_continues_from_a_copy_of_its_checkpoint() {
     assert!(err.contains("manifest.json") && err.contains("--transfer"), "{err}");
     assert!(!s.path().join("third/checkpoints").exists(), "a refused start wrote checkpoints");
 }
+
+#[test]
+fn the_kept_scirocco_checkpoint_continues_under_the_committed_config() {
+    // artifacts/scirocco-run holds the long run's latest checkpoint (artifacts/README.md): it
+    // must stay loadable by the committed rules, net size and trainer, or the run cannot go on.
+    let kept: Vec<PathBuf> = std::fs::read_dir(Path::new(ROOT).join("artifacts/scirocco-run"))
+        .expect("artifacts/scirocco-run")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    assert_eq!(kept.len(), 1, "keep exactly one checkpoint there: {kept:?}");
+    let s = tempfile::tempdir().unwrap();
+    let run = s.path().join("continued");
+    let source = kept[0].display().to_string();
+    // The kept elapsed time already exceeds this budget: the run imports, resumes and stops.
+    let out = train("scirocco.toml", &run, &["-o", "budget.minutes=1", "--continue-from", &source]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("continuing from") && err.contains("resuming scirocco"), "{err}");
+    let name = kept[0].file_name().unwrap();
+    assert_eq!(files(&run.join("checkpoints").join(name)), files(&kept[0]));
+}
