@@ -553,6 +553,33 @@ mod tests {
     }
 
     #[test]
+    fn metrics_give_the_build_commits_and_this_checkpoints_evaluations() {
+        let dir = tempfile::tempdir().unwrap();
+        let lines = [
+            r#"{"kind":"start","step":0}"#,
+            r#"{"kind":"start","step":5,"build":{"version":"0.1.0","commit":"abc1234"}}"#,
+            r#"{"kind":"eval","checkpoint":"step-00000005","matches":[]}"#,
+            r#"{"kind":"eval","checkpoint":"step-00000009","matches":[]}"#,
+            r#"{"kind":"start","step":9,"build":{"version":"0.1.0","commit":null}}"#,
+            r#"{"kind":"start","step":9,"build":{"version":"0.1.0","commit":"abc1234"}}"#,
+            r#"{"kind":"start","step":9,"build":{"version":"0.1.0","commit":"def5678-dirty"}}"#,
+            r#"{"kind":"eval","checkpoint":"step-00000005","step":5,"matches":[{"opponent":"greedy"}]}"#,
+            r#"{"kind":"eval","checkp"#,
+        ];
+        std::fs::write(dir.path().join("metrics.jsonl"), lines.join("\n")).unwrap();
+        let (commits, evaluations) = read_metrics(dir.path(), "step-00000005").unwrap();
+        // Distinct values are made by the caller; here every start record's commit, in order.
+        assert_eq!(commits, ["abc1234", "abc1234", "def5678-dirty"]);
+        assert_eq!(evaluations.len(), 2);
+        assert!(evaluations.iter().all(|e| e["checkpoint"] == "step-00000005"));
+        assert_eq!(evaluations[1]["matches"][0]["opponent"], "greedy");
+
+        let empty = tempfile::tempdir().unwrap();
+        let (commits, evaluations) = read_metrics(empty.path(), "step-00000005").unwrap();
+        assert!(commits.is_empty() && evaluations.is_empty());
+    }
+
+    #[test]
     fn checkpoint_names_are_step_and_digits() {
         assert_eq!(checkpoint_step("step-00000042"), Some(42));
         assert_eq!(checkpoint_step("step-42"), Some(42));
