@@ -4,15 +4,23 @@
 //!   to a trained net with and without one piece; the piece's worth is the mean change of the
 //!   net's opinion, in Elo units (the expected score `s = (1 + W - L) / 2` mapped through
 //!   `400 log10(s / (1 - s))`, so that a pawn is worth about the same in a level and in a
-//!   lopsided position), divided by that of the reference piece;
+//!   lopsided position), divided by that of the reference piece. Each type has one imbalance,
+//!   chosen as the material-imbalance matches choose theirs ([`crate::imbalance`]): a type the
+//!   start position has for both sides is **removed** (one of the side's, at random; a sampled
+//!   position without one gives no sample), any other, such as a promoted type that self-play
+//!   rarely reaches, is **added**: one more for the side on a random empty square of its own
+//!   half, outside its promotion zone if the type promotes, where the piece is not attacked and
+//!   gives no check and the game goes on. Either way the change is counted for the side with the
+//!   piece, for Blue's pieces and Tan's alike;
 //! - **least-squares fit** ([`fit_values`]): the game's result (+1, 0, -1 for Blue) regressed
 //!   on the material difference per piece type (Blue's count minus Tan's) over every position of
 //!   every game, each game weighing 1 in total so that long games do not dominate; a type's
-//!   value is its coefficient over the reference's (the method of Tomašev et al. 2020).
+//!   value is its coefficient over the reference's (the method of Tomašev et al. 2020). It sees
+//!   promoted types only where the games reached them.
 //!
-//! Both see promoted types wherever the games reached them. Intervals come from bootstrap
-//! resampling: of probe samples per type, and of whole games for the fit (positions of one
-//! game are strongly correlated, so resampling positions would overstate the precision).
+//! Intervals come from bootstrap resampling: of probe samples per type, and of whole games for
+//! the fit (positions of one game are strongly correlated, so resampling positions would
+//! overstate the precision).
 
 use std::{collections::BTreeMap, path::Path, sync::Arc};
 
@@ -23,14 +31,18 @@ use nalgebra::{DMatrix, DVector};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::Error;
+use crate::{imbalance::Imbalance, Error};
 
 /// One piece type's value by one method.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MethodRow {
     pub piece: String,
-    /// Probe: positions where the piece was removed; fit: positions where the side's counts of
-    /// this type differed.
+    /// Probe: whether the piece was removed from or added to the sampled positions (the match
+    /// method's rule: added for a type the start position lacks); fit: `None`, it measures the
+    /// material the games left.
+    pub imbalance: Option<Imbalance>,
+    /// Probe: edited positions (one per sampled position, type and colour that could be
+    /// edited); fit: positions where the side's counts of this type differed.
     pub samples: usize,
     /// The method's own measure (probe: mean Elo change; fit: result per piece) and its 95%
     /// interval.
@@ -237,19 +249,74 @@ fn probe_ready(pos: &mut Position, legal: &mut MoveList) -> bool {
     !legal.is_empty() && pos.outcome_with(legal).is_none()
 }
 
+/// One edit of a sampled position: the two positions, one with the piece and one without.
 struct Probe {
-    /// Index of the unedited position in the request list.
-    base: usize,
-    /// Index of the edited one.
-    edited: usize,
+    /// Index of the position where the side has the piece, in the request list.
+    with: usize,
+    /// Index of the one where it has not.
+    without: usize,
     kind: usize,
-    /// Whether the removed piece was the side to move's.
+    /// Whether the piece is the side to move's.
     own: bool,
 }
 
+/// How the probe makes each selected type's imbalance: the match method's rule
+/// ([`crate::imbalance`]), so that both measure the same thing: a type the start position has for
+/// both sides is removed, any other (a promoted type) added.
+fn imbalance_of(start: &Position, kind: usize) -> Imbalance {
+    let has = |color| {
+        let piece = Piece::new(PieceType(kind as u8), color);
+        start.board().iter().any(|&p| p == Some(piece))
+    };
+    if Color::BOTH.into_iter().all(has) {
+        Imbalance::Removed
+    } else {
+        Imbalance::Added
+    }
+}
+
+/// Whether `color` may be given an extra piece of `kind` on `sq` at all: an empty square of its
+/// own half (the middle rank of an odd board counting to both, as in the match method), outside
+/// its promotion zone if the type promotes (a pawn on the last rank is no position of the game).
+fn may_add_on(pos: &Position, kind: usize, color: Color, sq: Square) -> bool {
+    let v = pos.variant();
+    pos.piece_at(sq).is_none()
+        && v.relative_rank(sq, color) < (v.dims.height as i32 + 1) / 2
+        && (v.pieces[kind].promotes_to.is_empty() || !v.in_promotion_zone(sq, color))
+}
+
+/// `pos` with one more piece of `kind` for `color`, on a random square (of `rng`) that
+/// [`may_add_on`] allows, where the piece is not attacked by the other side and gives no check,
+/// and the game goes on ([`probe_ready`]); `None` when no square qualifies. `legal` then holds the
+/// new position's legal moves.
+fn with_added(
+    pos: &Position,
+    kind: usize,
+    color: Color,
+    rng: &mut ChaCha8Rng,
+    legal: &mut MoveList,
+) -> Option<(Position, Square)> {
+    let piece = Piece::new(PieceType(kind as u8), color);
+    let mut squares: Vec<Square> =
+        (0..pos.board().len()).map(|i| Square(i as u16)).filter(|&s| may_add_on(pos, kind, color, s)).collect();
+    // Tried in a random order, so that the square is uniform among those that qualify.
+    while !squares.is_empty() {
+        let sq = squares.swap_remove(rng.gen_range(0..squares.len()));
+        let Ok(mut edited) = pos.edited(&[(sq, Some(piece))]) else { continue };
+        if edited.is_attacked(sq, color.other()) || edited.in_check(color.other()) {
+            continue;
+        }
+        if probe_ready(&mut edited, legal) {
+            return Some((edited, sq));
+        }
+    }
+    None
+}
+
 /// The value-net probe (see the module documentation). `pieces` (tokens) restricts the types;
-/// the reference is always measured. `net` comes from the caller (the CLI loads a checkpoint's
-/// torch backend), so that this crate does not link libtorch.
+/// the reference is always measured, and must be in the start position (as for the matches).
+/// `net` comes from the caller (the CLI loads a checkpoint's torch backend), so that this crate
+/// does not link libtorch.
 pub fn probe_values(
     variant: &Arc<Variant>,
     net: &dyn Backend,
@@ -259,13 +326,18 @@ pub fn probe_values(
     options: &MaterialOptions,
 ) -> Result<MethodReport, Error> {
     let Selection { types, reference, mut skipped } = selected_types(variant, pieces, reference)?;
+    let start = Position::start(Arc::clone(variant));
+    let imbalances: BTreeMap<usize, Imbalance> = types.iter().map(|&t| (t, imbalance_of(&start, t))).collect();
+    if imbalances[&reference] != Imbalance::Removed {
+        return Err(Error::ReferenceNotInStart { token: variant.pieces[reference].token.clone() });
+    }
     let sampled = sample_positions(variant, games, options.positions, options.seed);
     let mut rng = ChaCha8Rng::seed_from_u64(options.seed ^ 0x7265_6d6f_7665);
     let mut positions: Vec<(Position, Vec<Move>)> = Vec::new();
     let mut probes = Vec::new();
     let mut legal = MoveList::new();
     for pos in &sampled {
-        // Both sides are evaluated without history, so that only the removed piece differs.
+        // Both sides are evaluated without history, so that only the edited piece differs.
         let Ok(mut base) = pos.edited(&[]) else { continue };
         if !probe_ready(&mut base, &mut legal) {
             continue;
@@ -276,19 +348,35 @@ pub fn probe_values(
         for &kind in &types {
             for color in Color::BOTH {
                 let piece = Piece::new(PieceType(kind as u8), color);
-                let squares: Vec<Square> = (0..base.board().len())
-                    .map(|i| Square(i as u16))
-                    .filter(|&s| base.piece_at(s) == Some(piece))
-                    .collect();
-                if squares.is_empty() {
-                    continue;
-                }
-                let sq = squares[rng.gen_range(0..squares.len())];
-                let Ok(mut edited) = base.edited(&[(sq, None)]) else { continue };
-                if !probe_ready(&mut edited, &mut legal) {
-                    continue;
-                }
-                probes.push(Probe { base: base_index, edited: positions.len(), kind, own: color == mover });
+                let edited = match imbalances[&kind] {
+                    Imbalance::Removed => {
+                        // A position without one gives no sample of this type and colour: adding
+                        // one there would measure another imbalance.
+                        let squares: Vec<Square> = (0..base.board().len())
+                            .map(|i| Square(i as u16))
+                            .filter(|&s| base.piece_at(s) == Some(piece))
+                            .collect();
+                        if squares.is_empty() {
+                            continue;
+                        }
+                        let sq = squares[rng.gen_range(0..squares.len())];
+                        let Ok(mut edited) = base.edited(&[(sq, None)]) else { continue };
+                        if !probe_ready(&mut edited, &mut legal) {
+                            continue;
+                        }
+                        edited
+                    }
+                    Imbalance::Added => match with_added(&base, kind, color, &mut rng, &mut legal) {
+                        Some((edited, _)) => edited,
+                        None => continue,
+                    },
+                };
+                let edited_index = positions.len();
+                let (with, without) = match imbalances[&kind] {
+                    Imbalance::Removed => (base_index, edited_index),
+                    Imbalance::Added => (edited_index, base_index),
+                };
+                probes.push(Probe { with, without, kind, own: color == mover });
                 positions.push((edited, legal.to_vec()));
             }
         }
@@ -303,8 +391,10 @@ pub fn probe_values(
     }
     let mut deltas: BTreeMap<usize, Vec<f64>> = BTreeMap::new();
     for p in &probes {
-        // The side that keeps the piece is better off by the change; seen from the side to move.
-        let d = if p.own { elo[p.base] - elo[p.edited] } else { elo[p.edited] - elo[p.base] };
+        // What the piece is worth to its side: the change from the position without it to the
+        // one with it, as its side sees it (the net speaks for the side to move in both).
+        let gain = elo[p.with] - elo[p.without];
+        let d = if p.own { gain } else { -gain };
         deltas.entry(p.kind).or_default().push(d);
     }
     let token = |t: usize| variant.pieces[t].token.clone();
@@ -316,7 +406,11 @@ pub fn probe_values(
     let mut rows = Vec::new();
     for &t in &types {
         let Some(d) = deltas.get(&t).filter(|d| d.len() >= 2) else {
-            skipped.push((token(t), "not on the board in the sampled positions".to_string()));
+            let why = match imbalances[&t] {
+                Imbalance::Removed => "not on the board in the sampled positions",
+                Imbalance::Added => "no quiet square of a side's half took one in the sampled positions",
+            };
+            skipped.push((token(t), why.to_string()));
             continue;
         };
         let (raw, raw_ci) = mean_interval(d);
@@ -336,7 +430,15 @@ pub fn probe_values(
         // A ratio whose denominator may be 0 has no bounded interval.
         let value_ci =
             if ref_bounded || t == reference { percentile_interval(draws) } else { (f64::NEG_INFINITY, f64::INFINITY) };
-        rows.push(MethodRow { piece: token(t), samples: d.len(), raw, raw_ci, value, value_ci });
+        rows.push(MethodRow {
+            piece: token(t),
+            imbalance: Some(imbalances[&t]),
+            samples: d.len(),
+            raw,
+            raw_ci,
+            value,
+            value_ci,
+        });
     }
     Ok(MethodReport {
         method: "probe",
@@ -493,7 +595,8 @@ pub fn fit_values(
         } else {
             percentile_interval(draws.iter().map(|d| d[c + 1] / d[ref_col + 1]).collect())
         };
-        rows.push(MethodRow { piece: token(t), samples: changed[c], raw, raw_ci, value, value_ci });
+        // The fit takes material as the games left it: no imbalance was made.
+        rows.push(MethodRow { piece: token(t), imbalance: None, samples: changed[c], raw, raw_ci, value, value_ci });
     }
     Ok(MethodReport {
         method: "fit",
@@ -529,6 +632,105 @@ mod tests {
         let beta = solve(a, b).unwrap();
         for (i, w) in truth.iter().enumerate() {
             assert!((beta[i + 1] - w).abs() < 0.05, "coefficient {i}: {} vs {w}", beta[i + 1]);
+        }
+    }
+
+    /// Los Alamos with an Amazon that pawns may promote to: a type the start position lacks.
+    fn amazon_variant(extra: &str) -> Arc<Variant> {
+        let text = format!(
+            "name = \"losalamos-amazon\"\nextends = \"losalamos\"\n{extra}\n[[piece]]\ntoken = \"P\"\npromotes_to = [\"Q\", \"R\", \"N\", \"A\"]\n[[piece]]\nname = \"amazon\"\ntoken = \"A\"\nbetza = \"QN\"\n"
+        );
+        Variant::from_toml("losalamos-amazon.toml", &text, None).unwrap()
+    }
+
+    /// Positions of random games (seeded), the start's included.
+    fn random_positions(v: &Arc<Variant>, n: usize) -> Vec<Position> {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let mut out = Vec::new();
+        let mut legal = MoveList::new();
+        while out.len() < n {
+            let mut pos = Position::start(Arc::clone(v));
+            for _ in 0..rng.gen_range(0..30) {
+                pos.legal_moves(&mut legal);
+                if legal.is_empty() || pos.outcome_with(&legal).is_some() {
+                    break;
+                }
+                pos.make(legal[rng.gen_range(0..legal.len())]);
+            }
+            out.push(pos);
+        }
+        out
+    }
+
+    #[test]
+    fn types_of_the_start_are_removed_others_added() {
+        let v = amazon_variant("");
+        let start = Position::start(Arc::clone(&v));
+        for (token, imbalance) in
+            [("P", Imbalance::Removed), ("N", Imbalance::Removed), ("Q", Imbalance::Removed), ("A", Imbalance::Added)]
+        {
+            assert_eq!(imbalance_of(&start, v.piece_by_token(token).unwrap().index()), imbalance, "{token}");
+        }
+    }
+
+    /// An added piece stands on an empty square of its side's half, unattacked, giving no
+    /// check, in a game that goes on; the squares vary with the random draw.
+    #[test]
+    fn added_pieces_stand_quietly_on_their_sides_half() {
+        let v = amazon_variant("");
+        let amazon = v.piece_by_token("A").unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        let mut legal = MoveList::new();
+        let (mut tries, mut placed) = (0, 0);
+        let mut squares = std::collections::BTreeSet::new();
+        for pos in random_positions(&v, 150) {
+            let Ok(mut base) = pos.edited(&[]) else { continue };
+            if !probe_ready(&mut base, &mut legal) {
+                continue;
+            }
+            for color in Color::BOTH {
+                tries += 1;
+                let Some((mut edited, sq)) = with_added(&base, amazon.index(), color, &mut rng, &mut legal) else {
+                    continue;
+                };
+                placed += 1;
+                squares.insert((color.index(), sq.index()));
+                assert_eq!(base.piece_at(sq), None);
+                assert_eq!(edited.piece_at(sq), Some(Piece::new(amazon, color)));
+                let changed = (0..base.board().len()).filter(|&i| base.board()[i] != edited.board()[i]).count();
+                assert_eq!(changed, 1, "only the added piece differs");
+                assert!(v.relative_rank(sq, color) < 3, "{sq:?} is not on {color:?}'s half");
+                assert!(!edited.is_attacked(sq, color.other()), "{sq:?} is attacked");
+                assert!(!edited.in_check(color.other()), "the added piece gives check");
+                assert_eq!(edited.side_to_move(), base.side_to_move());
+                let mut moves = MoveList::new();
+                assert!(probe_ready(&mut edited, &mut moves));
+                assert_eq!(moves.len(), legal.len(), "`legal` holds the edited position's moves");
+            }
+        }
+        assert!(placed * 2 > tries, "an amazon was placed in only {placed} of {tries} tries");
+        assert!(squares.len() > 10, "squares drawn: {squares:?}");
+    }
+
+    /// A type that promotes is not added inside its promotion zone, even where the zone reaches
+    /// into its half; one that does not promote may stand there.
+    #[test]
+    fn a_promoting_type_is_not_added_in_its_zone() {
+        let v = amazon_variant("[promotion]\nzone_ranks = 4\n");
+        let start = Position::start(Arc::clone(&v));
+        let pawn = v.piece_by_token("P").unwrap().index();
+        let amazon = v.piece_by_token("A").unwrap().index();
+        for color in Color::BOTH {
+            // Relative rank 2 is the last of the side's half and the first of its zone.
+            let sq = (0..start.board().len())
+                .map(|i| Square(i as u16))
+                .find(|&s| v.relative_rank(s, color) == 2 && start.piece_at(s).is_none())
+                .unwrap();
+            assert!(v.in_promotion_zone(sq, color));
+            assert!(!may_add_on(&start, pawn, color, sq), "{color:?}");
+            assert!(may_add_on(&start, amazon, color, sq), "{color:?}");
+            let beyond = (0..start.board().len()).map(|i| Square(i as u16)).find(|&s| v.relative_rank(s, color) == 3);
+            assert!(!may_add_on(&start, amazon, color, beyond.unwrap()), "the other side's half");
         }
     }
 

@@ -5,7 +5,11 @@ use std::{collections::BTreeMap, fmt::Write as _, path::Path};
 
 use fairyzero_evaluator::{plot::fonts_available, ranking::write_atomic};
 
-use crate::{imbalance::PieceValueReport, material::MethodReport, Error};
+use crate::{
+    imbalance::{Imbalance, PieceValueReport},
+    material::MethodReport,
+    Error,
+};
 
 pub(crate) fn io_err(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
     move |error| Error::Io { path: path.to_path_buf(), error }
@@ -41,27 +45,46 @@ pub(crate) fn value_bars<'a>(rows: impl Iterator<Item = (&'a str, f64, (f64, f64
     rows.map(|(label, value, (lo, hi))| Bar { label: label.to_string(), value, lo, hi }).collect()
 }
 
-/// Writes `piece-values-<method>.{csv,md,png}` of a probe or fit table.
+/// How a row's imbalance reads in a Markdown table (as in the match table's column).
+fn imbalance_md(imbalance: Option<Imbalance>) -> &'static str {
+    match imbalance {
+        Some(Imbalance::Removed) => "one removed",
+        Some(Imbalance::Added) => "one added",
+        None => "–",
+    }
+}
+
+/// Writes `piece-values-<method>.{csv,md,png}` of a probe or fit table. The `imbalance` column
+/// says whether the probe removed or added the piece (empty for the fit, which makes none; its
+/// Markdown table leaves the column out).
 pub fn write_method_files(report: &MethodReport, out: &Path) -> Result<(), Error> {
-    let mut csv = String::from("piece,samples,raw,raw_low,raw_high,value,value_low,value_high\n");
+    let mut csv = String::from("piece,imbalance,samples,raw,raw_low,raw_high,value,value_low,value_high\n");
     let title = match report.method {
         "probe" => "value-net probe",
         "fit" => "least-squares fit of game results on material",
         other => other,
     };
+    let edits = report.rows.iter().any(|r| r.imbalance.is_some());
+    let (head, rule) = if edits { (" imbalance |", "---|") } else { ("", "") };
     let mut md = format!(
-        "# Piece values of {} by {title}\n\nSource: {}. Raw measure: {}. Value = raw / raw of the reference `{}`; 95% bootstrap intervals.\n\n| piece | samples | raw | raw 95% CI | value | 95% CI |\n|---|---:|---:|---|---:|---|\n",
+        "# Piece values of {} by {title}\n\nSource: {}. Raw measure: {}. Value = raw / raw of the reference `{}`; 95% bootstrap intervals.\n\n| piece |{head} samples | raw | raw 95% CI | value | 95% CI |\n|---|{rule}---:|---:|---|---:|---|\n",
         report.variant, report.source, report.raw_unit, report.reference
     );
     for r in &report.rows {
+        let imbalance = match r.imbalance {
+            Some(Imbalance::Removed) => "removed",
+            Some(Imbalance::Added) => "added",
+            None => "",
+        };
         let _ = writeln!(
             csv,
-            "{},{},{:.5},{:.5},{:.5},{:.3},{:.3},{:.3}",
+            "{},{imbalance},{},{:.5},{:.5},{:.5},{:.3},{:.3},{:.3}",
             r.piece, r.samples, r.raw, r.raw_ci.0, r.raw_ci.1, r.value, r.value_ci.0, r.value_ci.1
         );
+        let cell = if edits { format!(" {} |", imbalance_md(r.imbalance)) } else { String::new() };
         let _ = writeln!(
             md,
-            "| {} | {} | {:.4} | {:.4}–{:.4} | {:.2} | {:.2}–{:.2} |",
+            "| {} |{cell} {} | {:.4} | {:.4}–{:.4} | {:.2} | {:.2}–{:.2} |",
             r.piece, r.samples, r.raw, r.raw_ci.0, r.raw_ci.1, r.value, r.value_ci.0, r.value_ci.1
         );
     }
@@ -73,18 +96,26 @@ pub fn write_method_files(report: &MethodReport, out: &Path) -> Result<(), Error
     write_table_files(out, &format!("piece-values-{}", report.method), csv, md, &bars, &title, None)
 }
 
-/// Writes `piece-values-compare.md`: one column per method that was run, pieces as rows.
+/// Writes `piece-values-compare.md`: one column per method that was run, pieces as rows, and
+/// the imbalance the matches and the probe made of each piece (they follow the same rule).
 pub fn write_comparison(matches: Option<&PieceValueReport>, others: &[MethodReport], out: &Path) -> Result<(), Error> {
     type Column = (String, BTreeMap<String, (f64, (f64, f64))>);
     let mut columns: Vec<Column> = Vec::new();
+    let mut imbalances: BTreeMap<String, Imbalance> = BTreeMap::new();
     if let Some(m) = matches {
         columns.push((
             format!("matches ({})", m.player),
             m.rows.iter().map(|r| (r.piece.clone(), (r.value, r.value_ci))).collect(),
         ));
+        imbalances.extend(m.rows.iter().map(|r| (r.piece.clone(), r.imbalance)));
     }
     for o in others {
         columns.push((o.method.to_string(), o.rows.iter().map(|r| (r.piece.clone(), (r.value, r.value_ci))).collect()));
+        for r in &o.rows {
+            if let Some(i) = r.imbalance {
+                imbalances.entry(r.piece.clone()).or_insert(i);
+            }
+        }
     }
     let mut pieces: Vec<String> = columns.iter().flat_map(|(_, c)| c.keys().cloned()).collect();
     pieces.sort();
@@ -92,18 +123,18 @@ pub fn write_comparison(matches: Option<&PieceValueReport>, others: &[MethodRepo
     let variant = matches.map(|m| m.variant.clone()).or_else(|| others.first().map(|o| o.variant.clone()));
     let reference = matches.map(|m| m.reference.clone()).or_else(|| others.first().map(|o| o.reference.clone()));
     let mut md = format!(
-        "# Piece values of {} in units of `{}`, by method (95% intervals)\n\n| piece |",
+        "# Piece values of {} in units of `{}`, by method (95% intervals)\n\n| piece | imbalance |",
         variant.unwrap_or_default(),
         reference.unwrap_or_default()
     );
     for (name, _) in &columns {
         let _ = write!(md, " {name} |");
     }
-    md.push_str("\n|---|");
+    md.push_str("\n|---|---|");
     md.push_str(&"---|".repeat(columns.len()));
     md.push('\n');
     for p in &pieces {
-        let _ = write!(md, "| {p} |");
+        let _ = write!(md, "| {p} | {} |", imbalance_md(imbalances.get(p).copied()));
         for (_, c) in &columns {
             match c.get(p) {
                 Some((v, (lo, hi))) => {
