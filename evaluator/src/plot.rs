@@ -151,6 +151,136 @@ fn draw(ranking: &Ranking, path: &Path, text: bool) -> Result<(), Box<dyn std::e
     Ok(())
 }
 
+/// One line of a [`plot_curves`] panel: points `(x, elo, ci_low, ci_high)`; an interval end
+/// that is not finite is not drawn.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Curve {
+    pub label: String,
+    pub points: Vec<(f64, f64, f64, f64)>,
+}
+
+/// One panel of [`plot_curves`]: the x-axis description and the curves, the i-th curve of every
+/// panel drawn in the same colour (so one legend, in the first panel, serves all).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Panel {
+    pub x_desc: String,
+    pub curves: Vec<Curve>,
+}
+
+/// Draws `panels` side by side into `path` (PNG), each with Elo on the y axis, every curve with
+/// its 95% intervals as error bars, and `baselines` (name, Elo) as labelled dashed horizontal
+/// lines in every panel. `fairyzero compare` draws the Elo of several runs against wall-clock
+/// time and against self-play games with it.
+pub fn plot_curves(title: &str, panels: &[Panel], baselines: &[(String, f64)], path: &Path) -> Result<(), Error> {
+    draw_curves(title, panels, baselines, path, fonts_available())
+        .map_err(|e| Error::Plot(format!("{}: {e}", path.display())))
+}
+
+/// Line colours of [`plot_curves`], distinct on white and for the usual colour blindness
+/// (Okabe–Ito, without its yellow).
+const CURVE_COLOURS: [RGBColor; 7] = [
+    RGBColor(0, 114, 178),
+    RGBColor(213, 94, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(204, 121, 167),
+    RGBColor(86, 180, 233),
+    RGBColor(230, 159, 0),
+    RGBColor(0, 0, 0),
+];
+
+fn draw_curves(
+    title: &str,
+    panels: &[Panel],
+    baselines: &[(String, f64)],
+    path: &Path,
+    text: bool,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let baselines: Vec<&(String, f64)> = baselines.iter().filter(|b| b.1.is_finite()).collect();
+    let width = 720 * panels.len().max(1) as u32;
+    let root = BitMapBackend::new(path, (width, 620)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let root = if text { root.titled(title, ("sans-serif", 24))? } else { root };
+    let areas = root.split_evenly((1, panels.len().max(1)));
+    for (p, (panel, area)) in panels.iter().zip(&areas).enumerate() {
+        let finite = |x: f64| x.is_finite().then_some(x);
+        let points =
+            || panel.curves.iter().flat_map(|c| c.points.iter()).filter(|p| p.0.is_finite() && p.1.is_finite());
+        let x_max = points().map(|p| p.0).fold(0.0f64, f64::max);
+        let x_max = if x_max > 0.0 { x_max * 1.05 } else { 1.0 };
+        let ys = points()
+            .flat_map(|p| [finite(p.2).unwrap_or(p.1), finite(p.3).unwrap_or(p.1)])
+            .chain(baselines.iter().map(|b| b.1))
+            .chain([0.0]);
+        let (mut y_min, mut y_max) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), y| (lo.min(y), hi.max(y)));
+        let pad = ((y_max - y_min) * 0.08).max(20.0);
+        y_min -= pad;
+        y_max += pad;
+
+        let mut builder = ChartBuilder::on(area);
+        builder.margin(20);
+        if text {
+            builder.x_label_area_size(45).y_label_area_size(60);
+        } else {
+            builder.x_label_area_size(5).y_label_area_size(5);
+        }
+        let mut chart = builder.build_cartesian_2d(0f64..x_max, y_min..y_max)?;
+        if text {
+            chart
+                .configure_mesh()
+                .x_desc(panel.x_desc.as_str())
+                .y_desc("Elo")
+                .x_label_formatter(&|x| format!("{x:.0}"))
+                .y_label_formatter(&|y| format!("{y:+.0}"))
+                .label_style(("sans-serif", 14))
+                .axis_desc_style(("sans-serif", 16))
+                .draw()?;
+        } else {
+            chart.configure_mesh().x_labels(0).y_labels(0).draw()?;
+        }
+        let grey = RGBColor(110, 110, 110);
+        for (name, elo) in baselines.iter().map(|b| (&b.0, b.1)) {
+            chart.draw_series(DashedLineSeries::new([(0.0, elo), (x_max, elo)], 8, 5, grey.stroke_width(1)))?;
+            if text {
+                // The label sits just above the line at its left end, where curves start low.
+                let label = format!("{name} {elo:+.0}");
+                let font = ("sans-serif", 13).into_font().color(&grey);
+                chart.draw_series(std::iter::once(EmptyElement::at((0.0, elo)) + Text::new(label, (4, -16), font)))?;
+            }
+        }
+        for (i, curve) in panel.curves.iter().enumerate() {
+            let colour = CURVE_COLOURS[i % CURVE_COLOURS.len()];
+            let mut pts: Vec<(f64, f64, f64, f64)> =
+                curve.points.iter().copied().filter(|p| p.0.is_finite() && p.1.is_finite()).collect();
+            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+            for &(x, _, lo, hi) in &pts {
+                if lo.is_finite() && hi.is_finite() {
+                    chart.draw_series(std::iter::once(PathElement::new(
+                        [(x, lo), (x, hi)],
+                        colour.mix(0.45).stroke_width(2),
+                    )))?;
+                }
+            }
+            let line = chart.draw_series(LineSeries::new(pts.iter().map(|p| (p.0, p.1)), colour.stroke_width(2)))?;
+            if text && p == 0 {
+                line.label(curve.label.as_str())
+                    .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], colour.stroke_width(2)));
+            }
+            chart.draw_series(pts.iter().map(|p| Circle::new((p.0, p.1), 3, colour.filled())))?;
+        }
+        if text && p == 0 && !panel.curves.is_empty() {
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::LowerRight)
+                .label_font(("sans-serif", 14))
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK)
+                .draw()?;
+        }
+    }
+    root.present()?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -202,5 +332,35 @@ mod tests {
         // No checkpoint at all still draws.
         let empty = Ranking { entries: vec![], ..ranking };
         plot_ranking(&empty, &dir.path().join("empty.png")).unwrap();
+    }
+
+    #[test]
+    fn curves_plot_side_by_side_with_and_without_text() {
+        let curve = |label: &str, k: f64| Curve {
+            label: label.into(),
+            points: vec![
+                (0.0, -100.0 * k, -180.0, -20.0),
+                (5.0, 50.0 * k, f64::NEG_INFINITY, 90.0),
+                (12.5, 200.0 * k, 150.0, 250.0),
+            ],
+        };
+        let panels = vec![
+            Panel { x_desc: "minutes".into(), curves: vec![curve("a", 1.0), curve("b", 2.0)] },
+            Panel {
+                x_desc: "games".into(),
+                curves: vec![curve("a", 1.0), Curve { label: "b".into(), points: vec![] }],
+            },
+        ];
+        let baselines = vec![("greedy".to_string(), 0.0), ("random".to_string(), -250.0), ("x".to_string(), f64::NAN)];
+        let dir = tempfile::tempdir().unwrap();
+        for text in [false, true] {
+            if text && !fonts_available() {
+                continue;
+            }
+            let path = dir.path().join(format!("curves-{text}.png"));
+            draw_curves("t", &panels, &baselines, &path, text).unwrap();
+            assert!(std::fs::read(&path).unwrap().starts_with(b"\x89PNG"));
+        }
+        plot_curves("empty", &[], &[], &dir.path().join("empty.png")).unwrap();
     }
 }
