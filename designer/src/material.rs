@@ -266,7 +266,7 @@ struct Probe {
 fn imbalance_of(start: &Position, kind: usize) -> Imbalance {
     let has = |color| {
         let piece = Piece::new(PieceType(kind as u8), color);
-        start.board().iter().any(|&p| p == Some(piece))
+        start.board().contains(&Some(piece))
     };
     if Color::BOTH.into_iter().all(has) {
         Imbalance::Removed
