@@ -17,6 +17,7 @@
 
 pub mod analyse;
 pub mod bench;
+pub mod compare;
 pub mod designer;
 pub mod info;
 pub mod matches;
@@ -51,6 +52,8 @@ pub enum Command {
     Match(matches::MatchArgs),
     /// Rate every player of a run from its stored games: ranking.md, ranking.json, ranking.png
     Rank(matches::RankArgs),
+    /// Rating curves of several runs on one scale (shared baselines): Elo against wall-clock and games, compare.{md,json,png}
+    Compare(compare::CompareArgs),
     /// Benchmarks: `bench net` times the network forward pass at several batch sizes
     Bench(bench::BenchArgs),
     /// First-player balance of a variant (or per initial array) by self-play (last line: `first-player W D L score S ci LO HI`)
@@ -87,6 +90,7 @@ impl Command {
             | Command::Perft(_)
             | Command::ShowGame(_)
             | Command::Rank(_)
+            | Command::Compare(_)
             | Command::ExportModel(_) => LibtorchUse::None,
             Command::Selfplay(args) => needs(args.net.is_some()),
             Command::Analyse(args) => needs(args.net.is_some()),
@@ -111,6 +115,7 @@ impl Command {
             Command::ShowGame(args) => show_game::run(args),
             Command::Match(args) => matches::run_match_command(args, net),
             Command::Rank(args) => matches::run_rank_command(args),
+            Command::Compare(args) => compare::run(args),
             Command::Bench(args) => bench::run(args, net),
             Command::Train(args) => net.train(args),
             Command::Balance(args) => designer::balance(args, net),
