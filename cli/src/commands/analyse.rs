@@ -2,7 +2,7 @@
 //! and the top moves with visits and priors.
 
 use std::{
-    path::PathBuf,
+    path::{Path, PathBuf},
     sync::{atomic::AtomicBool, Arc},
     time::Duration,
 };
@@ -43,7 +43,8 @@ pub struct AnalyseArgs {
     #[arg(long, value_parser = ["puct", "gumbel"])]
     pub search: Option<String>,
 
-    /// Run configuration whose [selfplay] section gives the search parameters
+    /// Run configuration whose [selfplay] section gives the search parameters (default: an
+    /// exported --net's own config.toml, see export-model; else PUCT defaults)
     #[arg(long)]
     pub config: Option<PathBuf>,
 
@@ -68,7 +69,12 @@ pub struct AnalyseArgs {
 pub fn run(args: AnalyseArgs, runtime: &dyn NetRuntime) -> Result<()> {
     let pos = args.position.position()?;
     let variant = Arc::clone(pos.variant());
-    let mut params = match &args.config {
+    // An exported net carries the config of the run that trained it (see `match --config`).
+    let carried = match (&args.config, &args.net) {
+        (None, Some(net)) => super::matches::carried_config(Path::new(net)),
+        _ => None,
+    };
+    let mut params = match args.config.as_deref().or(carried.as_deref()) {
         Some(path) => SearchParams::from_config(&RunSelfPlay::load(path)?.selfplay),
         None => SearchParams::puct(),
     };

@@ -12,9 +12,7 @@ use fairyzero_designer::{
     fit_values, load_games, probe_values, run_balance, run_piece_values, write_comparison, write_method_files,
     DesignOptions, MaterialOptions, MethodReport, SetupSelection,
 };
-use fairyzero_evaluator::{
-    store::ensure_writable_dir, LoadError, LoadProblem, PlayerSpec, ResultStore, SearchPlayerConfig,
-};
+use fairyzero_evaluator::{store::ensure_writable_dir, LoadError, LoadProblem, PlayerSpec, ResultStore};
 use fairyzero_rules::Variant;
 
 use crate::{limits, network::NetRuntime};
@@ -159,7 +157,9 @@ pub enum Method {
 
 fn player(spec: &PlayerSpec, v: &Arc<Variant>, net: &dyn NetRuntime) -> Result<fairyzero_evaluator::Contestant> {
     let loader = net.checkpoint_loader(Some(1));
-    Ok(spec.contestant(v, loader.as_deref(), &SearchPlayerConfig::default())?)
+    // An exported net plays with the search of the run that trained it.
+    let search = super::matches::player_search(spec, None, None)?;
+    Ok(spec.contestant(v, loader.as_deref(), &search)?)
 }
 
 /// Refuses an output directory that cannot take the results, before any game is played.
@@ -304,8 +304,13 @@ pub fn piece_values(args: PieceValuesArgs, net: &dyn NetRuntime) -> Result<()> {
             report.variant, report.method, report.source, report.reference
         );
         for r in &report.rows {
+            let imbalance = match r.imbalance {
+                Some(fairyzero_designer::Imbalance::Removed) => "  (removed)",
+                Some(fairyzero_designer::Imbalance::Added) => "  (added)",
+                None => "",
+            };
             println!(
-                "  {:>4}  {:.2} ({:.2} to {:.2})  raw {:+.4}  samples {}",
+                "  {:>4}  {:.2} ({:.2} to {:.2})  raw {:+.4}  samples {}{imbalance}",
                 r.piece, r.value, r.value_ci.0, r.value_ci.1, r.raw, r.samples
             );
         }

@@ -77,6 +77,7 @@ pub struct MatchArgs {
 
     /// Run configuration whose [selfplay] section gives the checkpoint players' search (kind,
     /// PUCT and Gumbel parameters, immediate_wins), as that run's own evaluation searches
+    /// (default: an exported net's own config.toml, see export-model; else Gumbel defaults)
     #[arg(long, value_name = "RUN.toml")]
     pub config: Option<PathBuf>,
 
@@ -151,6 +152,28 @@ fn parse_sprt(text: &str) -> Result<SprtParams, String> {
     Ok(p)
 }
 
+/// The run configuration a net folder carries: an exported net (`export-model`, models/) holds
+/// the `config.toml` of the run that trained it, so it plays with that run's search unless the
+/// command line names another. A trainer checkpoint folder has none.
+pub(crate) fn carried_config(net_dir: &Path) -> Option<PathBuf> {
+    let config = net_dir.join("config.toml");
+    config.is_file().then_some(config)
+}
+
+/// The search of one player: `--config`'s, else the config its net folder carries
+/// ([`carried_config`]), else the defaults; `--search` chooses the kind.
+pub(crate) fn player_search(
+    spec: &PlayerSpec,
+    config: Option<&Path>,
+    kind: Option<&str>,
+) -> Result<SearchPlayerConfig> {
+    let carried = match (config, spec) {
+        (None, PlayerSpec::Checkpoint { path, .. }) => carried_config(path),
+        _ => None,
+    };
+    checkpoint_search(config.or(carried.as_deref()), kind)
+}
+
 /// The checkpoint players' search: the run file's `[selfplay]` search (one leaf per round, as
 /// the trainer's evaluation plays it), else the defaults, with `--search` choosing the kind.
 fn checkpoint_search(config: Option<&Path>, kind: Option<&str>) -> Result<SearchPlayerConfig> {
@@ -169,10 +192,12 @@ fn checkpoint_search(config: Option<&Path>, kind: Option<&str>) -> Result<Search
 
 pub fn run_match_command(args: MatchArgs, net: &dyn NetRuntime) -> Result<()> {
     let variant = Variant::load(&args.variant).context("loading the variant")?;
-    let search = checkpoint_search(args.config.as_deref(), args.search.as_deref())?;
+    let search_of = |spec: &PlayerSpec| player_search(spec, args.config.as_deref(), args.search.as_deref());
     let run = args.run.as_deref();
-    let a = contestant(&args.a, &variant, &search, run, net).with_context(|| format!("player A {}", args.a))?;
-    let mut b = contestant(&args.b, &variant, &search, run, net).with_context(|| format!("player B {}", args.b))?;
+    let a = contestant(&args.a, &variant, &search_of(&args.a)?, run, net)
+        .with_context(|| format!("player A {}", args.a))?;
+    let mut b = contestant(&args.b, &variant, &search_of(&args.b)?, run, net)
+        .with_context(|| format!("player B {}", args.b))?;
     if b.name == a.name {
         let name = format!("{}#2", b.name);
         b = b.renamed(name);
@@ -314,6 +339,30 @@ mod tests {
         std::fs::write(&file, "[selfplay]\nsearch = \"mcts\"\n").unwrap();
         let err = format!("{:#}", checkpoint_search(Some(&file), None).unwrap_err());
         assert!(err.contains("run.toml") && err.contains("mcts"), "{err}");
+    }
+
+    /// An exported net's folder carries its run's config.toml: it searches as that run did,
+    /// unless --config names another file; a baseline or a folder without one gets the defaults.
+    #[test]
+    fn an_exported_net_searches_as_the_run_that_trained_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let net = dir.path().join("model");
+        std::fs::create_dir(&net).unwrap();
+        let spec = PlayerSpec::Checkpoint { path: net.clone(), simulations: 8 };
+        assert_eq!(player_search(&spec, None, None).unwrap(), SearchPlayerConfig::default());
+        std::fs::write(net.join("config.toml"), "[selfplay]\nsearch = \"puct\"\n[selfplay.puct]\nc_puct = 3.5\n")
+            .unwrap();
+        let carried = player_search(&spec, None, None).unwrap().params;
+        assert_eq!((carried.kind, carried.c_puct), (SearchKind::Puct, 3.5));
+        let other = dir.path().join("other.toml");
+        std::fs::write(&other, "[selfplay]\nsearch = \"gumbel\"\n").unwrap();
+        assert_eq!(player_search(&spec, Some(&other), None).unwrap().params.kind, SearchKind::Gumbel);
+        assert_eq!(player_search(&spec, None, Some("gumbel")).unwrap().params.kind, SearchKind::Gumbel);
+        let greedy: PlayerSpec = "greedy".parse().unwrap();
+        assert_eq!(player_search(&greedy, None, None).unwrap(), SearchPlayerConfig::default());
+        std::fs::write(net.join("config.toml"), "[selfplay]\nsearch = \"mcts\"\n").unwrap();
+        let err = format!("{:#}", player_search(&spec, None, None).unwrap_err());
+        assert!(err.contains("config.toml") && err.contains("mcts"), "{err}");
     }
 
     /// `--cpu-threads` reaches the match options and is bounded like `--threads`; a time
