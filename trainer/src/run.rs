@@ -921,7 +921,9 @@ impl Run {
         };
         if let Some(source) = &options.continue_from {
             if options.transfer.is_some() {
-                bail!("--continue-from and --transfer exclude each other: continue a run, or start a new one from a net");
+                bail!(
+                    "--continue-from and --transfer exclude each other: continue a run, or start a new one from a net"
+                );
             }
             if let Some(last) = artifacts::list_checkpoints(store.as_ref())?.last() {
                 bail!(
