@@ -39,7 +39,7 @@ MAIN_JOB = $(BIN) train --config configs/runs/default.toml
 # (once per target dir) when both `make train` and `make test` are used.
 TEST_CMD = $(CARGO) test --workspace
 
-.PHONY: help setup build train test lint env fuzz
+.PHONY: help setup build train test test-deps lint env fuzz
 
 help:
 	@echo "make train   run the main job (currently: $(MAIN_JOB))"
@@ -80,10 +80,25 @@ train: build
 # cargo would not build for them. No LD_LIBRARY_PATH: every binary that links libtorch gets a
 # RUNPATH from torch/build.rs, and the crates that must not link it are checked afterwards
 # (tools/check-no-torch.sh).
-test: setup
+test: setup test-deps
 	$(CARGO) build --workspace --bins
 	$(TEST_CMD)
 	CARGO="$(CARGO)" tools/check-no-torch.sh
+
+# What the tests drive besides fairyzero (docs/engines.md): Fairy-Stockfish as an external
+# engine (Debian package), python-chess as a UCI client (PyPI, into the torch venv's python).
+# Installed when missing; a test whose dependency is still missing fails under CI=true and is
+# skipped loudly elsewhere.
+FAIRY_STOCKFISH ?= /usr/games/fairy-stockfish
+SUDO = $$([ "$$(id -u)" = 0 ] || echo sudo)
+test-deps: setup
+	@[ -x $(FAIRY_STOCKFISH) ] || { echo "installing fairy-stockfish (apt)"; \
+	    $(SUDO) apt-get install -y fairy-stockfish >/dev/null 2>&1 || \
+	    { $(SUDO) apt-get update >/dev/null 2>&1 && $(SUDO) apt-get install -y fairy-stockfish >/dev/null; } || \
+	    echo "warning: could not install fairy-stockfish; its tests will fail under CI=true" >&2; }
+	@python3 -c 'import chess.engine' 2>/dev/null || { echo "installing python-chess (pip)"; \
+	    python3 -m pip install --quiet chess || \
+	    echo "warning: could not install python-chess; its tests will fail under CI=true" >&2; }
 
 lint: setup
 	$(CARGO) fmt --all --check
