@@ -3,8 +3,10 @@
 //! run's checkpoints.
 //!
 //! - [`player`]: the [`Player`] trait, [`PlayerSpec`] (`random`, `greedy`, `alphabeta:DEPTH`,
-//!   `alphabeta:ms=N`, `PATH@SIMS`) and [`Contestant`] (a player factory, one player per game,
+//!   `alphabeta:ms=N`, `uci:PATH:depth=N`, `PATH@SIMS`) and [`Contestant`] (a player factory, one player per game,
 //!   marked CPU-bound or not);
+//! - [`external`]: external UCI engines as players (`uci:PATH:depth=N:Option=value`), their
+//!   variant check, timeouts and crashes (a forfeit with its reason);
 //! - [`values`]: piece values (the variant's, estimated from mobility, or uniform);
 //! - [`alphabeta`]: the alpha-beta baseline engine;
 //! - [`search_player`]: a checkpoint as a player (the self-play crate's search with a net that
@@ -30,6 +32,7 @@
 //! ```
 
 pub mod alphabeta;
+pub mod external;
 pub mod matches;
 pub mod player;
 pub mod plot;
@@ -41,6 +44,7 @@ pub mod store;
 pub mod values;
 
 pub use alphabeta::{AlphaBeta, AlphaBetaConfig, SearchResult};
+pub use external::UciSpec;
 pub use matches::{
     generate_openings, play_game, run_match, run_sprt_match, Adjudication, GameResult, MatchGame, MatchOptions,
     MatchReport, Opening,
@@ -65,6 +69,10 @@ pub enum Error {
     PlayerSpec { spec: String, message: String },
     #[error(transparent)]
     Load(#[from] LoadError),
+    /// An external engine that cannot play this match (it did not start, lacks an option,
+    /// does not know the variant).
+    #[error("engine {player}: {message}")]
+    Engine { player: String, message: String },
     #[error("match: {0}")]
     Match(String),
     #[error("{path}: {error}")]

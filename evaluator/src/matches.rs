@@ -513,6 +513,13 @@ fn play_games(
             mix(options.seed, g as u64),
             options.record_moves,
         );
+        if let Some(reason) = &game.forfeit {
+            let loser = if game.result == GameResult::BlueWins { &tan_c.name } else { &blue_c.name };
+            tracing::warn!(
+                "game {g} of {match_id}: {loser} forfeits after {} plies: {reason}",
+                game.plies
+            );
+        }
         let record = MatchGame {
             version: RECORD_VERSION,
             match_id: match_id.clone(),
@@ -600,6 +607,11 @@ impl Player for Permitted {
         let _permit = self.permits.acquire();
         self.player.choose(pos, legal, rng)
     }
+
+    fn try_choose(&mut self, pos: &mut Position, legal: &[Move], rng: &mut dyn rand::RngCore) -> Result<Move, String> {
+        let _permit = self.permits.acquire();
+        self.player.try_choose(pos, legal, rng)
+    }
 }
 
 /// The result of [`play_game`].
@@ -610,11 +622,16 @@ pub struct PlayedGame {
     pub plies: u32,
     pub moves_hash: u64,
     pub moves: Option<String>,
+    /// Why the loser forfeited ([`Player::try_choose`]: an external engine crashed, hung or
+    /// answered a move that is not legal); the game's reason is then
+    /// [`Termination::IllegalMove`].
+    pub forfeit: Option<String>,
 }
 
 /// Plays one game from `opening`, `players[0]` as Blue. The game ends by the rules
 /// ([`Position::outcome_with`]), by the move cap (`move_cap` plies after the opening, default
-/// the variant's; a draw, or decided by `material`), or by an illegal move (a loss).
+/// the variant's; a draw, or decided by `material`), or by an illegal move or a forfeit
+/// ([`Player::try_choose`]; a loss).
 pub fn play_game(
     variant: &Arc<Variant>,
     opening: &Opening,
@@ -636,6 +653,7 @@ pub fn play_game(
     hash.write(&opening.text);
     let mut words: Vec<String> = Vec::new();
     let mut legal = MoveList::new();
+    let mut forfeit = None;
     let (result, reason) = loop {
         pos.legal_moves(&mut legal);
         if let Some(o) = pos.outcome_with(&legal) {
@@ -652,7 +670,13 @@ pub fn play_game(
         }
         let side = pos.side_to_move();
         let i = side.index();
-        let m = players[i].choose(&mut pos, &legal, &mut rngs[i]);
+        let m = match players[i].try_choose(&mut pos, &legal, &mut rngs[i]) {
+            Ok(m) => m,
+            Err(reason) => {
+                forfeit = Some(reason);
+                break (GameResult::win_for(side.other()), Termination::IllegalMove);
+            }
+        };
         if !legal.contains(&m) {
             break (GameResult::win_for(side.other()), Termination::IllegalMove);
         }
@@ -670,6 +694,7 @@ pub fn play_game(
         plies: pos.ply() - first_ply,
         moves_hash: hash.finish(),
         moves: record_moves.then(|| words.join(" ")),
+        forfeit,
     }
 }
 

@@ -18,6 +18,7 @@ use rand::{Rng, RngCore};
 
 use crate::{
     alphabeta::{AlphaBeta, AlphaBetaConfig},
+    external::{self, UciSpec},
     search_player::{SearchPlayer, SearchPlayerConfig},
     values::{PieceValues, ValueSource, ValueSourceError},
     Error,
@@ -38,6 +39,14 @@ pub trait Player: Send {
     /// Picks one of `legal` (never empty) in `pos`. `pos` may be searched but must be returned
     /// unchanged. All randomness must come from `rng`, so that matches are reproducible.
     fn choose(&mut self, pos: &mut Position, legal: &[Move], rng: &mut dyn RngCore) -> Move;
+
+    /// [`Player::choose`], or a reason to forfeit the game instead: an external engine that
+    /// crashed, hung or answered a move that is not legal (see [`crate::external`]). Matches
+    /// call this one and record the reason; `choose` answers a forfeit with a move that is never
+    /// legal, so that callers that only check legality score it as a loss too.
+    fn try_choose(&mut self, pos: &mut Position, legal: &[Move], rng: &mut dyn RngCore) -> Result<Move, String> {
+        Ok(self.choose(pos, legal, rng))
+    }
 }
 
 /// Uniformly random legal moves: the rating scale's zero.
@@ -129,6 +138,10 @@ impl Player for AlphaBetaPlayer {
 ///   `alphabeta:ms=N` (iterative deepening for N milliseconds of wall time per move), or any
 ///   combination (`alphabeta:4:nodes=100000:ms=50`: the first limit reached ends the search),
 ///   each optionally with `:values=SOURCE`;
+/// - `uci:PATH[:key=value...]`: an external UCI engine ([`crate::external`]); `depth=N`,
+///   `nodes=N` and `movetime=MS` are its search limits (at least one), `timeout=MS` the time a
+///   move may take before the engine is killed and forfeits, every other key an engine option
+///   sent with `setoption` (`uci:/usr/games/fairy-stockfish:depth=2:Threads=1`);
 /// - anything else is a checkpoint directory, optionally with `@SIMS` (search simulations per
 ///   move; default [`DEFAULT_SIMULATIONS`]).
 #[derive(Clone, Debug, PartialEq)]
@@ -137,6 +150,7 @@ pub enum PlayerSpec {
     Greedy { values: ValueSource },
     AlphaBeta { depth: Option<u32>, nodes: Option<u64>, ms: Option<u64>, values: ValueSource },
     Checkpoint { path: PathBuf, simulations: u32 },
+    Uci(UciSpec),
 }
 
 /// Simulations per move of a checkpoint player written without `@SIMS`.
@@ -168,6 +182,10 @@ impl PlayerSpec {
                         .ok_or_else(|| bad(format!("unknown greedy option {o:?} (expected values=SOURCE)")))?;
                 }
                 Ok(PlayerSpec::Greedy { values })
+            }
+            "uci" => {
+                let rest = text.split_once(':').map_or("", |(_, rest)| rest);
+                UciSpec::parse(rest).map(PlayerSpec::Uci).map_err(bad)
             }
             "alphabeta" | "ab" => {
                 let (mut depth, mut nodes, mut ms, mut values) = (None, None, None, ValueSource::Nominal);
@@ -222,17 +240,24 @@ impl PlayerSpec {
     /// (then a repeated opening replays the same game). A time budget is not: how deep it gets
     /// depends on the machine and its load.
     pub fn is_deterministic(&self) -> bool {
-        !matches!(self, PlayerSpec::Random | PlayerSpec::Greedy { .. } | PlayerSpec::AlphaBeta { ms: Some(_), .. })
+        match self {
+            PlayerSpec::Random | PlayerSpec::Greedy { .. } | PlayerSpec::AlphaBeta { ms: Some(_), .. } => false,
+            PlayerSpec::Uci(uci) => uci.is_deterministic(),
+            PlayerSpec::AlphaBeta { .. } | PlayerSpec::Checkpoint { .. } => true,
+        }
     }
 
-    /// Whether the player computes its moves on the CPU (alpha-beta, greedy): a match runs at
-    /// most [`MatchOptions::cpu_threads`](crate::MatchOptions::cpu_threads) of their moves at
-    /// once. Random moves cost nothing; checkpoint players mostly wait for the inference service.
+    /// Whether the player computes its moves on the CPU (alpha-beta, greedy, an external
+    /// engine): a match runs at most [`MatchOptions::cpu_threads`](crate::MatchOptions::cpu_threads)
+    /// of their moves at once. Random moves cost nothing; checkpoint players mostly wait for the
+    /// inference service.
     pub fn is_cpu_bound(&self) -> bool {
-        matches!(self, PlayerSpec::Greedy { .. } | PlayerSpec::AlphaBeta { .. })
+        matches!(self, PlayerSpec::Greedy { .. } | PlayerSpec::AlphaBeta { .. } | PlayerSpec::Uci(_))
     }
 
     /// Builds the player factory. Checkpoints need `loader` (which links the network runtime).
+    /// An external engine is started and checked here, before any game (see
+    /// [`crate::external`]).
     pub fn contestant(
         &self,
         variant: &Arc<Variant>,
@@ -266,6 +291,11 @@ impl PlayerSpec {
                 let step = loaded.step.or_else(|| crate::store::checkpoint_step(path));
                 let config = SearchPlayerConfig { simulations: *simulations, ..search.clone() };
                 Contestant::search(name, step, loaded.backend, config)
+            }
+            PlayerSpec::Uci(uci) => {
+                let factory = external::uci_factory(uci, variant)
+                    .map_err(|e| Error::Engine { player: name.clone(), message: e.0 })?;
+                Contestant::new(name, deterministic, None, factory)
             }
         };
         Ok(contestant.cpu_bound(self.is_cpu_bound()))
@@ -301,6 +331,7 @@ impl fmt::Display for PlayerSpec {
                 write!(f, "{}", values(v))
             }
             PlayerSpec::Checkpoint { path, simulations } => write!(f, "{}@{simulations}", path.display()),
+            PlayerSpec::Uci(uci) => write!(f, "{uci}"),
         }
     }
 }
@@ -341,7 +372,10 @@ impl LoadError {
 #[derive(Debug, thiserror::Error)]
 pub enum LoadProblem {
     /// A mistyped baseline lands here too, hence the list of players.
-    #[error("no such checkpoint directory (players are random, greedy, alphabeta:DEPTH or a checkpoint directory)")]
+    #[error(
+        "no such checkpoint directory (players are random, greedy, alphabeta:DEPTH, uci:ENGINE:depth=N or a \
+         checkpoint directory)"
+    )]
     NotADirectory,
     #[error("no checkpoint of that name in the run's store")]
     NotInStore,
@@ -430,6 +464,9 @@ mod tests {
             "alphabeta:ms=50",
             "alphabeta:3:nodes=100000:ms=250:values=mobility",
             "runs/a/checkpoints/step-100@64",
+            "uci:/usr/games/fairy-stockfish:depth=1",
+            "uci:fsf:depth=3:nodes=1000:movetime=50:timeout=900:Threads=1:VariantPath=engines/variants.ini",
+            "uci:./engine:movetime=20:Skill Level=3",
         ] {
             let spec = PlayerSpec::parse(text).unwrap();
             assert_eq!(spec.to_string(), text);
@@ -454,6 +491,20 @@ mod tests {
             "ckpt@0",
             "ckpt@x",
             "greedy:values=no",
+            "uci",
+            "uci:",
+            "uci:fsf",
+            "uci::depth=1",
+            "uci:fsf:Threads=1",
+            "uci:fsf:depth=0",
+            "uci:fsf:depth=65",
+            "uci:fsf:nodes=x",
+            "uci:fsf:movetime=0",
+            "uci:fsf:depth=1:timeout=0",
+            "uci:fsf:depth=1:Threads",
+            "uci:fsf:depth=1:=4",
+            "uci:fsf:depth=1:depth=2",
+            "uci:fsf:depth=1:Hash=1:hash=2",
         ] {
             assert!(PlayerSpec::parse(bad).is_err(), "{bad}");
         }
@@ -462,6 +513,17 @@ mod tests {
         assert!(err.contains("ms=\"fast\"") && err.contains("milliseconds per move"), "{err}");
         let err = PlayerSpec::parse("alphabeta:secs=1").unwrap_err().to_string();
         assert!(err.contains("\"secs=1\"") && err.contains("ms=N"), "{err}");
+        // A UCI engine: the limits come first in the canonical text, options keep their order.
+        assert_eq!(
+            PlayerSpec::parse("uci:fsf:Threads=1:depth=2:Hash=16").unwrap().to_string(),
+            "uci:fsf:depth=2:Threads=1:Hash=16"
+        );
+        let err = PlayerSpec::parse("uci:fsf:depth=1:movetime=soon").unwrap_err().to_string();
+        assert!(err.contains("\"movetime=soon\"") && err.contains("milliseconds"), "{err}");
+        let err = PlayerSpec::parse("uci:fsf:Threads=1").unwrap_err().to_string();
+        assert!(err.contains("depth=N, nodes=N or movetime=MS"), "{err}");
+        let err = PlayerSpec::parse("uci:fsf:depth=1:ponder").unwrap_err().to_string();
+        assert!(err.contains("\"ponder\" is not KEY=VALUE"), "{err}");
     }
 
     /// A time budget plays at whatever depth the machine reaches: not reproducible, so
@@ -473,6 +535,9 @@ mod tests {
         let spec = |s: &str| PlayerSpec::parse(s).unwrap();
         assert!(spec("alphabeta:2").is_deterministic() && spec("alphabeta:nodes=9").is_deterministic());
         assert!(!spec("alphabeta:2:ms=10").is_deterministic());
+        assert!(spec("uci:e:depth=2").is_deterministic() && spec("uci:e:nodes=9:Threads=1").is_deterministic());
+        assert!(!spec("uci:e:movetime=9").is_deterministic() && !spec("uci:e:depth=2:threads=4").is_deterministic());
+        assert!(spec("uci:e:depth=1").is_cpu_bound());
         for (text, cpu) in [("random", false), ("greedy", true), ("alphabeta:1", true), ("alphabeta:ms=5", true)] {
             let c = spec(text).contestant(&v, None, &SearchPlayerConfig::default()).unwrap();
             assert_eq!(c.cpu_bound, cpu, "{text}");
@@ -511,10 +576,24 @@ mod tests {
                 // Any path but one that reads as a baseline with options (`greedy:x@5`).
                 ("[a-zA-Z0-9_./@: -]{0,16}[a-zA-Z0-9_.-]", 1u32..)
                     .prop_filter("not a baseline's spelling", |(p, _)| {
-                        !["random", "greedy", "alphabeta", "ab"].contains(&p.split(':').next().unwrap_or(""))
+                        !["random", "greedy", "alphabeta", "ab", "uci"].contains(&p.split(':').next().unwrap_or(""))
                             || !p.contains(':')
                     })
                     .prop_map(|(p, simulations)| PlayerSpec::Checkpoint { path: p.into(), simulations }),
+                (
+                    "[a-zA-Z0-9_./-]{1,12}",
+                    (option::of(1u32..=64), option::of(1u64..), option::of(1u64..=MAX_MOVE_MS)),
+                    option::of(1u64..=MAX_MOVE_MS),
+                    proptest::collection::vec(("[A-Z][a-zA-Z_ ]{0,8}[a-z]", "[a-zA-Z0-9_./]{0,8}"), 0..3),
+                )
+                    .prop_filter("a search limit, distinct options", |(_, (d, n, t), _, options)| {
+                        let names: std::collections::HashSet<String> =
+                            options.iter().map(|(k, _)| k.to_ascii_lowercase()).collect();
+                        (d.is_some() || n.is_some() || t.is_some()) && names.len() == options.len()
+                    })
+                    .prop_map(|(path, (depth, nodes, movetime), timeout, options)| {
+                        PlayerSpec::Uci(UciSpec { path: path.into(), depth, nodes, movetime, timeout, options })
+                    }),
             ]
         }
 
@@ -525,7 +604,8 @@ mod tests {
                     PlayerSpec::Random
                     | PlayerSpec::Greedy { .. }
                     | PlayerSpec::AlphaBeta { .. }
-                    | PlayerSpec::Checkpoint { .. } => {}
+                    | PlayerSpec::Checkpoint { .. }
+                    | PlayerSpec::Uci(_) => {}
                 }
                 let text = spec.to_string();
                 let parsed: PlayerSpec = text.parse().unwrap();
@@ -567,6 +647,17 @@ mod tests {
                     PlayerSpec::Checkpoint { path: "checkpoints/step-00000100".into(), simulations: 16 },
                 ),
                 ("/abs/ckpt@1", PlayerSpec::Checkpoint { path: "/abs/ckpt".into(), simulations: 1 }),
+                (
+                    "uci:/usr/games/fairy-stockfish:depth=1:VariantPath=engines/variants.ini",
+                    PlayerSpec::Uci(UciSpec {
+                        path: "/usr/games/fairy-stockfish".into(),
+                        depth: Some(1),
+                        nodes: None,
+                        movetime: None,
+                        timeout: None,
+                        options: vec![("VariantPath".into(), "engines/variants.ini".into())],
+                    }),
+                ),
             ] {
                 assert_eq!(text.parse::<PlayerSpec>().unwrap(), spec, "{text}");
                 assert_eq!(spec.to_string(), text);
