@@ -309,3 +309,30 @@ fn a_damaged_source_checkpoint_is_not_exported() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("step-00000007 does not exist"), "{err}");
 }
+
+/// The nets shipped under models/ (models/README.md): each is a sound export within the
+/// repository's size limit, names its provenance, and plays, analyses and probes out of the box.
+#[test]
+fn every_shipped_net_is_sound_small_and_usable_out_of_the_box() {
+    let models = Path::new(ROOT).join("models");
+    let shipped: Vec<PathBuf> =
+        names(&models).into_iter().map(|n| models.join(n)).filter(|p| p.join("model.json").is_file()).collect();
+    assert!(!shipped.is_empty(), "no net under {}", models.display());
+    for dir in &shipped {
+        let shown = dir.display().to_string();
+        let bytes: u64 = names(dir).iter().map(|n| std::fs::metadata(dir.join(n)).unwrap().len()).sum();
+        assert!(bytes <= 10_000_000, "{shown}: {bytes} bytes, over the 10 MB limit");
+        let model = read_json(&dir.join("model.json"));
+        assert_eq!(model["format"], "fairyzero-model", "{shown}");
+        assert!(model["source"]["step"].as_u64().is_some_and(|s| s > 0), "{shown}: an untrained net? {model}");
+        assert!(!model["commits"].as_array().unwrap().is_empty(), "{shown}: no commit named");
+        assert!(!model["evaluations"].as_array().unwrap().is_empty(), "{shown}: no ratings");
+        let variant = model["variant"]["name"].as_str().unwrap().to_string();
+        let player = format!("{shown}@2");
+        let out = fairyzero(&["match", &player, "random", "--variant", &variant, "--games", "2", "--move-cap", "40"]);
+        assert!(out.status.success(), "{shown}: {}", stderr(&out));
+        assert!(stdout(&out).lines().last().unwrap_or("").starts_with("result "), "{}", stdout(&out));
+        let out = fairyzero(&["analyse", "--variant", &variant, "--net", &shown, "--nodes", "16"]);
+        assert!(out.status.success(), "{shown}: {}", stderr(&out));
+    }
+}
