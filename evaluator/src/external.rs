@@ -32,9 +32,10 @@
 use std::{
     collections::VecDeque,
     fmt,
-    io::{BufRead, BufReader, Write},
+    io::{self, BufRead, BufReader},
+    os::{fd::OwnedFd, unix::net::UnixStream},
     path::PathBuf,
-    process::{Child, ChildStdin, Command, Stdio},
+    process::{Child, Command, Stdio},
     sync::{
         mpsc::{self, Receiver, RecvTimeoutError},
         Arc, Mutex, PoisonError,
@@ -244,7 +245,8 @@ impl fmt::Display for EngineError {
 /// One running engine process.
 struct Engine {
     child: Child,
-    stdin: ChildStdin,
+    /// Our end of the engine's stdin (see [`send_no_signal`]).
+    stdin: UnixStream,
     /// Stdout lines, from a reader thread; disconnected when the engine closes stdout.
     lines: Receiver<String>,
     /// The last stderr lines (all of them are logged as they come).
@@ -257,13 +259,14 @@ struct Engine {
 
 impl Engine {
     fn spawn(spec: &UciSpec, name: &str) -> Result<Engine, EngineError> {
+        let cannot = |e: io::Error| EngineError(format!("cannot start {}: {e}", spec.path.display()));
+        let (stdin, theirs) = UnixStream::pair().map_err(cannot)?;
         let mut child = Command::new(&spec.path)
-            .stdin(Stdio::piped())
+            .stdin(Stdio::from(OwnedFd::from(theirs)))
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .map_err(|e| EngineError(format!("cannot start {}: {e}", spec.path.display())))?;
-        let stdin = child.stdin.take().expect("piped stdin");
+            .map_err(cannot)?;
         let stdout = child.stdout.take().expect("piped stdout");
         let stderr_pipe = child.stderr.take().expect("piped stderr");
         let (tx, lines) = mpsc::channel();
@@ -324,7 +327,8 @@ impl Engine {
             engine.handshake()?;
         }
         let wanted = spec.variant_name(variant);
-        let vouched = SAME_NAME.contains(&variant.name.as_str()) || SHIPPED_INI.iter().any(|(fz, _)| *fz == variant.name);
+        let vouched =
+            SAME_NAME.contains(&variant.name.as_str()) || SHIPPED_INI.iter().any(|(fz, _)| *fz == variant.name);
         if !vouched && !spec.options.iter().any(|(k, _)| k.eq_ignore_ascii_case("UCI_Variant")) {
             tracing::warn!(
                 "{name}: fairyzero has not checked that the engine's variant `{wanted}` has the rules of its own {}; \
@@ -405,7 +409,7 @@ impl Engine {
 
     fn send(&mut self, line: &str) -> Result<(), EngineError> {
         tracing::trace!(target: "fairyzero::engine", "> {line}");
-        match writeln!(self.stdin, "{line}").and_then(|()| self.stdin.flush()) {
+        match write_line(&self.stdin, line) {
             Ok(()) => Ok(()),
             Err(e) => Err(self.died(&format!("writing {line:?} failed ({e})"))),
         }
@@ -420,7 +424,9 @@ impl Engine {
                 tracing::trace!(target: "fairyzero::engine", "< {line}");
                 Ok(line)
             }
-            Err(RecvTimeoutError::Disconnected) => Err(self.died(&format!("it closed its output before `{waiting_for}`"))),
+            Err(RecvTimeoutError::Disconnected) => {
+                Err(self.died(&format!("it closed its output before `{waiting_for}`")))
+            }
             Err(RecvTimeoutError::Timeout) => {
                 let _ = self.child.kill();
                 let _ = self.child.wait();
@@ -470,8 +476,7 @@ impl Engine {
 impl Drop for Engine {
     fn drop(&mut self) {
         // `quit` lets a well-behaved engine end by itself; kill whatever does not.
-        let _ = writeln!(self.stdin, "quit");
-        let _ = self.stdin.flush();
+        let _ = write_line(&self.stdin, "quit");
         for _ in 0..20 {
             if let Ok(Some(_)) = self.child.try_wait() {
                 return;
@@ -480,6 +485,39 @@ impl Drop for Engine {
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// Writes `line` and a newline to the engine's stdin.
+///
+/// The engine reads its stdin from a socket rather than a pipe, written with `MSG_NOSIGNAL`:
+/// writing to an engine that has just died must be an error (`EPIPE`, a forfeit) and not a
+/// `SIGPIPE`, which kills `fairyzero` (the command-line tool restores SIGPIPE's default action so
+/// that `fairyzero moves ... | head` ends quietly).
+fn write_line(socket: &UnixStream, line: &str) -> io::Result<()> {
+    let text = format!("{line}\n");
+    let mut bytes = text.as_bytes();
+    while !bytes.is_empty() {
+        match send_no_signal(socket, bytes) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => bytes = &bytes[n..],
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+#[allow(unsafe_code)]
+fn send_no_signal(socket: &UnixStream, bytes: &[u8]) -> io::Result<usize> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: the pointer and length describe `bytes`, borrowed for the whole call, and the
+    // descriptor is the socket's own, open while `socket` is borrowed.
+    let n = unsafe { libc::send(socket.as_raw_fd(), bytes.as_ptr().cast(), bytes.len(), libc::MSG_NOSIGNAL) };
+    if n < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(n as usize)
     }
 }
 
@@ -509,7 +547,9 @@ impl Shared {
             let renewed = engine.send("ucinewgame").and_then(|()| engine.ready(HANDSHAKE_TIMEOUT));
             match renewed {
                 Ok(()) => return Ok(engine),
-                Err(e) => tracing::warn!("{}: an idle engine failed at the start of a game, restarting it: {e}", self.name),
+                Err(e) => {
+                    tracing::warn!("{}: an idle engine failed at the start of a game, restarting it: {e}", self.name)
+                }
             }
         }
         let mut engine = Engine::start(&self.spec, &self.name, &self.variant)?;

@@ -515,10 +515,7 @@ fn play_games(
         );
         if let Some(reason) = &game.forfeit {
             let loser = if game.result == GameResult::BlueWins { &tan_c.name } else { &blue_c.name };
-            tracing::warn!(
-                "game {g} of {match_id}: {loser} forfeits after {} plies: {reason}",
-                game.plies
-            );
+            tracing::warn!("game {g} of {match_id}: {loser} forfeits after {} plies: {reason}", game.plies);
         }
         let record = MatchGame {
             version: RECORD_VERSION,
