@@ -15,6 +15,7 @@
 #![allow(rustdoc::broken_intra_doc_links)]
 
 pub mod commands;
+pub mod engine;
 mod helper;
 pub mod interrupt;
 pub mod limits;

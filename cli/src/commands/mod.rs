@@ -26,6 +26,7 @@ pub mod rules;
 pub mod selfplay;
 pub mod show_game;
 pub mod train;
+pub mod uci;
 
 use clap::Subcommand;
 use fairyzero_evaluator::PlayerSpec;
@@ -64,6 +65,8 @@ pub enum Command {
     Train(train::TrainArgs),
     /// Export a run's checkpoint as a shippable net folder (weights, header, config, provenance, manifest), e.g. under models/
     ExportModel(model::ExportModelArgs),
+    /// Play as a UCI engine on stdin/stdout, with a net or the alpha-beta player behind it (docs/engines.md)
+    Uci(uci::UciArgs),
 }
 
 /// What a parsed command needs of libtorch.
@@ -101,6 +104,7 @@ impl Command {
             }
             Command::Bench(args) => args.libtorch_use(),
             Command::Train(_) => LibtorchUse::Needs,
+            Command::Uci(args) => needs(args.net.is_some()),
         }
     }
 
@@ -121,6 +125,7 @@ impl Command {
             Command::Balance(args) => designer::balance(args, net),
             Command::PieceValues(args) => designer::piece_values(args, net),
             Command::ExportModel(args) => model::run(args),
+            Command::Uci(args) => uci::run(args, net),
         }
     }
 }
