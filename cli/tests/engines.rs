@@ -101,6 +101,34 @@ fn fairy_stockfish_plays_a_match() {
     let out = fairyzero(&["rank", "--run", run.path().to_str().unwrap(), "--bootstrap", "20"]);
     assert!(out.status.success(), "{}", describe(&out));
     assert!(common::stdout(&out).contains(&spec), "{}", describe(&out));
+    // The designer's commands take it as their player too.
+    let out_dir = run.path().join("designer");
+    let out = fairyzero(&[
+        "balance",
+        "--variant",
+        "losalamos",
+        "--player",
+        &spec,
+        "--games",
+        "2",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success() && common::stdout(&out).contains("first-player "), "{}", describe(&out));
+    let out = fairyzero(&[
+        "piece-values",
+        "--variant",
+        "losalamos",
+        "--player",
+        &spec,
+        "--pieces",
+        "N",
+        "--games",
+        "2",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success() && common::stdout(&out).contains("games 2"), "{}", describe(&out));
 }
 
 /// Perft by Fairy-Stockfish (`go perft N`) with the shipped variants file.

@@ -688,3 +688,120 @@ pub fn position_command(pos: &Position) -> String {
     }
     command
 }
+
+#[cfg(test)]
+mod tests {
+    use std::{os::unix::fs::PermissionsExt, path::Path};
+
+    use fairyzero_rules::MoveList;
+    use rand::{Rng, SeedableRng};
+
+    use super::*;
+
+    #[test]
+    fn options_are_read_with_spaces_in_their_names() {
+        assert_eq!(
+            parse_option("option name Skill Level type spin default 20 min -20 max 20"),
+            Some(("Skill Level".to_string(), "spin default 20 min -20 max 20"))
+        );
+        assert_eq!(parse_option("id name Fairy-Stockfish"), None);
+    }
+
+    #[test]
+    fn variant_names_map_to_the_engine() {
+        assert_eq!(uci_variant_name("losalamos"), "losalamos");
+        assert_eq!(uci_variant_name("antilosalamos"), "antilosalamos");
+        assert_eq!(uci_variant_name("kinglet"), "fzkinglet");
+        let v = Variant::load("kinglet").unwrap();
+        let spec = UciSpec::parse("e:depth=1:UCI_Variant=kingletfile").unwrap();
+        assert_eq!(spec.variant_name(&v), "kingletfile");
+        assert_eq!(spec.go(), "go depth 1");
+        let spec = UciSpec::parse("e:movetime=100:nodes=5").unwrap();
+        assert_eq!(spec.go(), "go nodes 5 movetime 100");
+        assert_eq!(spec.move_timeout(), Duration::from_millis(3000));
+        assert_eq!(UciSpec::parse("e:depth=3").unwrap().move_timeout(), Duration::from_secs(60));
+        assert_eq!(UciSpec::parse("e:depth=3:timeout=250").unwrap().move_timeout(), Duration::from_millis(250));
+    }
+
+    /// The engine is told the game from its first position, so that it knows the repetition
+    /// history; a setup phase (which engines do not know) is left out.
+    #[test]
+    fn positions_carry_the_moves_since_the_first_position() {
+        let v = Variant::load("losalamos").unwrap();
+        let mut pos = Position::start(Arc::clone(&v));
+        assert_eq!(position_command(&pos), "position fen rnqknr/pppppp/6/6/PPPPPP/RNQKNR w - - 0 1");
+        pos.play_moves("a2a3,b5b4,a3b4").unwrap();
+        assert_eq!(
+            position_command(&pos),
+            "position fen rnqknr/pppppp/6/6/PPPPPP/RNQKNR w - - 0 1 moves a2a3 b5b4 a3b4"
+        );
+        let s = Variant::load("scirocco").unwrap();
+        let mut pos = Position::setup_start(Arc::clone(&s)).unwrap();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        let mut legal = MoveList::new();
+        while pos.in_setup() {
+            pos.legal_moves(&mut legal);
+            pos.make(legal[rng.gen_range(0..legal.len())]);
+        }
+        let after_setup = pos.to_fen();
+        pos.legal_moves(&mut legal);
+        pos.make(legal[0]);
+        let command = position_command(&pos);
+        assert!(command.starts_with(&format!("position fen {after_setup} moves ")), "{command}\n{after_setup}");
+        assert_eq!(command.split(" moves ").nth(1).unwrap().split(' ').count(), 1, "{command}");
+    }
+
+    /// A small engine in the shell: answers `bestmove WORD` to every `go`.
+    fn scripted_engine(dir: &Path, answer: &str) -> PathBuf {
+        let path = dir.join(format!("answers-{}.sh", answer.replace(|c: char| !c.is_alphanumeric(), "_")));
+        std::fs::write(
+            &path,
+            format!(
+                "#!/bin/sh\nwhile IFS= read -r line; do case \"$line\" in\n\
+                 uci) echo 'option name UCI_Variant type combo default chess var chess var gardner'; \
+                 echo 'option name Hash type spin default 16 min 1 max 64'; echo uciok ;;\n\
+                 isready) echo readyok ;;\n\
+                 go*) echo 'info depth 1 score cp 0'; echo 'bestmove {answer}' ;;\n\
+                 quit) exit 0 ;;\nesac; done\n"
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    /// An answer that is not a legal move forfeits the game, with the move in the reason; the
+    /// engine stays usable.
+    #[test]
+    fn illegal_and_unreadable_answers_forfeit() {
+        let dir = tempfile::tempdir().unwrap();
+        let v = Variant::load("gardner").unwrap();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        let mut legal = MoveList::new();
+        for (answer, reason) in [
+            ("a1a5", "the engine played the illegal move \"a1a5\""),
+            ("zz9", "the engine's move \"zz9\" cannot be read"),
+            ("(none)", "the engine answered `bestmove (none)` with 7 legal moves"),
+        ] {
+            let path = scripted_engine(dir.path(), answer);
+            let spec = UciSpec::parse(&format!("{}:depth=1:hash=8", path.display())).unwrap();
+            let factory = uci_factory(&spec, &v).unwrap();
+            let mut player = factory();
+            let mut pos = Position::start(Arc::clone(&v));
+            player.new_game(&pos, &GameContext { cap_ply: 100 });
+            pos.legal_moves(&mut legal);
+            let err = player.try_choose(&mut pos, &legal, &mut rng).unwrap_err();
+            assert!(err.contains(reason), "{err}");
+            // `choose` answers a move that no caller takes for a legal one.
+            assert!(!legal.contains(&player.choose(&mut pos, &legal, &mut rng)));
+        }
+        // The variant check, before any game.
+        let path = scripted_engine(dir.path(), "a2a3");
+        let spec = UciSpec::parse(&format!("{}:depth=1", path.display())).unwrap();
+        let err = uci_factory(&spec, &Variant::load("losalamos").unwrap()).err().unwrap();
+        assert!(err.0.contains("does not know the variant `losalamos`"), "{err}");
+        let spec = UciSpec::parse(&format!("{}:depth=1:Threads=2", path.display())).unwrap();
+        let err = uci_factory(&spec, &v).err().unwrap();
+        assert!(err.0.contains("has no option `Threads` (it lists: Hash, UCI_Variant)"), "{err}");
+    }
+}

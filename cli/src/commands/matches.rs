@@ -25,7 +25,8 @@ use crate::{limits, network::NetRuntime};
 pub struct MatchArgs {
     /// Player A: random, greedy[:values=SOURCE], alphabeta:DEPTH[:nodes=N][:ms=N][:values=SOURCE],
     /// alphabeta:nodes=N, alphabeta:ms=N (N milliseconds per move), or a checkpoint directory
-    /// with an optional search budget, PATH@SIMS
+    /// with an optional search budget, PATH@SIMS;
+    /// or a UCI engine, uci:PATH:depth=N|nodes=N|movetime=MS[:timeout=MS][:Option=value...]
     #[arg(value_parser = PlayerSpec::parse)]
     pub a: PlayerSpec,
 
