@@ -448,6 +448,8 @@ impl NetPlayer {
         let mut done: u64 = 0;
         let mut last_info = started;
         let mut last: Option<Analysis> = None;
+        // The simulation count of the last info sent: the final one is not sent twice.
+        let mut reported = None;
         // PUCT grows one tree in chunks (an info line between two); Gumbel plans each
         // sequential-halving round from its simulation count, so a round is one call: a round
         // of the planned size, or, with no node limit, rounds that double the tree until the
@@ -485,6 +487,7 @@ impl NetPlayer {
             if report {
                 info(&net_info(&analyzer, last.as_ref().expect("just set"), done, started, options, stats));
                 last_info = Instant::now();
+                reported = Some(done);
             }
             if stalled || limits.depth.is_some_and(|d| stats.0 >= d) {
                 break;
@@ -503,17 +506,20 @@ impl NetPlayer {
             self.nps = Some(done as f64 / elapsed.as_secs_f64());
         }
         let final_info = match &last {
-            Some(a) => net_info(&analyzer, a, done, started, options, tree_stats(analyzer.search().tree())),
+            Some(_) if reported == Some(done) => None,
+            Some(a) => Some(net_info(&analyzer, a, done, started, options, tree_stats(analyzer.search().tree()))),
             None => {
                 // Stopped before the first simulation: the network's priors still pick a move.
                 let a = analyzer.go(&Limits { nodes: 1, time: None }, &AtomicBool::new(false));
                 done += u64::from(a.nodes);
                 let i = net_info(&analyzer, &a, done, started, options, tree_stats(analyzer.search().tree()));
                 last = Some(a);
-                i
+                Some(i)
             }
         };
-        info(&final_info);
+        if let Some(i) = final_info {
+            info(&i);
+        }
         let a = last.expect("searched at least once");
         BestMove { best: a.best.clone(), ponder: a.pv.get(1).cloned(), game_over: None }
     }
