@@ -60,7 +60,9 @@ impl Uci {
                 self.transcript.push(line.clone());
                 line
             }
-            Err(e) => panic!("no line from the engine within {timeout:?} ({e}); session:\n{}", self.transcript.join("\n")),
+            Err(e) => {
+                panic!("no line from the engine within {timeout:?} ({e}); session:\n{}", self.transcript.join("\n"))
+            }
         }
     }
 
@@ -172,7 +174,10 @@ fn alpha_beta_session_line_by_line() {
     assert!(lines[0].starts_with("id name fairyzero "), "{lines:?}");
     assert!(lines[1].starts_with("id author "), "{lines:?}");
     let variants = &lines[2];
-    assert!(variants.starts_with("option name UCI_Variant type combo default chess var chess var capablanca"), "{variants}");
+    assert!(
+        variants.starts_with("option name UCI_Variant type combo default chess var chess var capablanca"),
+        "{variants}"
+    );
     let listed = legal_moves(&["--variant", "chess"]).len();
     assert_eq!(listed, 20);
     let out = fairyzero(&["variants"]);

@@ -130,7 +130,11 @@ pub struct GoLimits {
 
 impl GoLimits {
     fn unlimited(&self) -> bool {
-        self.nodes.is_none() && self.depth.is_none() && self.movetime.is_none() && self.clock.is_none() && !self.infinite
+        self.nodes.is_none()
+            && self.depth.is_none()
+            && self.movetime.is_none()
+            && self.clock.is_none()
+            && !self.infinite
     }
 
     /// The wall time this move may use: `movetime` less the overhead, or a share of the clock:
@@ -221,7 +225,8 @@ fn alpha_beta_score(score: i32) -> Score {
 
 enum Player {
     Net(NetPlayer),
-    AlphaBeta(AbPlayer),
+    // Boxed: the alpha-beta searcher's buffers make it the larger by far.
+    AlphaBeta(Box<AbPlayer>),
 }
 
 struct NetPlayer {
@@ -275,7 +280,7 @@ impl<'r> Engine<'r> {
                 Player::Net(NetPlayer { spec, simulations, params, precision, backend, nps: None })
             }
             PlayerSetup::AlphaBeta { depth, nodes, ms, values } => {
-                Player::AlphaBeta(AbPlayer { depth, nodes, ms, values, engine: None })
+                Player::AlphaBeta(Box::new(AbPlayer { depth, nodes, ms, values, engine: None }))
             }
         };
         let start = start_position(&variant);
@@ -310,8 +315,9 @@ impl<'r> Engine<'r> {
     pub fn set_variant(&mut self, name: &str) -> Result<()> {
         let variant = Variant::load(name).with_context(|| format!("loading variant {name}"))?;
         if let Player::Net(net) = &mut self.player {
-            net.backend = net_backend(self.runtime, &net.spec, &variant, &net.params, net.precision, self.options.threads)
-                .with_context(|| format!("the net cannot play variant {}", variant.name))?;
+            net.backend =
+                net_backend(self.runtime, &net.spec, &variant, &net.params, net.precision, self.options.threads)
+                    .with_context(|| format!("the net cannot play variant {}", variant.name))?;
             net.nps = None;
         }
         if let Player::AlphaBeta(ab) = &mut self.player {
@@ -327,8 +333,7 @@ impl<'r> Engine<'r> {
     pub fn set_threads(&mut self, threads: usize) -> Result<()> {
         if let Player::Net(net) = &mut self.player {
             if threads != self.options.threads {
-                net.backend =
-                    net_backend(self.runtime, &net.spec, &self.variant, &net.params, net.precision, threads)?;
+                net.backend = net_backend(self.runtime, &net.spec, &self.variant, &net.params, net.precision, threads)?;
             }
         }
         self.options.threads = threads;
@@ -390,7 +395,9 @@ impl<'r> Engine<'r> {
         let budget = limits.time_budget(side, self.options.move_overhead);
         let best = match &mut self.player {
             Player::Net(net) => net.go(&self.pos, limits, budget, &self.options, started, stop, info),
-            Player::AlphaBeta(ab) => ab.go(&self.pos, &self.variant, limits, budget, &self.options, started, stop, info),
+            Player::AlphaBeta(ab) => {
+                ab.go(&self.pos, &self.variant, limits, budget, &self.options, started, stop, info)
+            }
         };
         wait_for_stop(limits, stop);
         best
@@ -419,8 +426,11 @@ fn net_backend(
     threads: usize,
 ) -> Result<Box<dyn Backend>> {
     // One search: its batch is one forward, launched as soon as it is submitted (as `analyse`).
-    let service =
-        ServiceConfig { max_batch: (params.leaves_per_round as usize).max(1), max_wait: Duration::ZERO, ..Default::default() };
+    let service = ServiceConfig {
+        max_batch: (params.leaves_per_round as usize).max(1),
+        max_wait: Duration::ZERO,
+        ..Default::default()
+    };
     let options = BackendOptions { service, threads: Some(threads), precision, ..BackendOptions::default() };
     Ok(runtime.search_backend(spec, variant, &options).context("setting up the network")?.0)
 }

@@ -165,7 +165,9 @@ impl<W: Write + Send> Session<'_, '_, W> {
             "stop" | "ponderhit" => {}
             "quit" => return false,
             "debug" | "register" => {}
-            _ => self.error(format_args!("unknown command {first:?} (commands: uci, isready, ucinewgame, setoption, position, go, stop, quit)")),
+            _ => self.error(format_args!(
+                "unknown command {first:?} (commands: uci, isready, ucinewgame, setoption, position, go, stop, quit)"
+            )),
         }
         true
     }
@@ -190,10 +192,8 @@ impl<W: Write + Send> Session<'_, '_, W> {
             self.out.line(&format!("option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}"));
             self.out.line("option name UCI_ShowWDL type check default false");
         } else {
-            self.out.line(&format!(
-                "option name Hash type spin default {} min 1 max {MAX_HASH_MB}",
-                e.options().hash_mb
-            ));
+            self.out
+                .line(&format!("option name Hash type spin default {} min 1 max {MAX_HASH_MB}", e.options().hash_mb));
         }
         self.out.line(&format!(
             "option name Move Overhead type spin default {} min 0 max {MAX_OVERHEAD_MS}",
@@ -220,7 +220,9 @@ impl<W: Write + Send> Session<'_, '_, W> {
         let lower = name.to_ascii_lowercase();
         let net = self.engine.is_net();
         let result: Result<(), String> = match lower.as_str() {
-            "uci_variant" => self.engine.set_variant(&value).map_err(|e| format!("setoption UCI_Variant: {}", chain(&e))),
+            "uci_variant" => {
+                self.engine.set_variant(&value).map_err(|e| format!("setoption UCI_Variant: {}", chain(&e)))
+            }
             "multipv" if net => number(MAX_MULTIPV as u64).and_then(|v| {
                 if v == 0 {
                     return Err("setoption MultiPV: at least 1".into());
@@ -242,8 +244,10 @@ impl<W: Write + Send> Session<'_, '_, W> {
                 Ok(())
             }),
             "uci_showwdl" if net => match value.to_ascii_lowercase().as_str() {
-                "true" => Ok(self.engine.options_mut().show_wdl = true),
-                "false" => Ok(self.engine.options_mut().show_wdl = false),
+                v @ ("true" | "false") => {
+                    self.engine.options_mut().show_wdl = v == "true";
+                    Ok(())
+                }
                 _ => Err(format!("setoption UCI_ShowWDL: value {value:?} is not true or false")),
             },
             "move overhead" => number(MAX_OVERHEAD_MS).map(|v| {
@@ -429,7 +433,10 @@ mod tests {
         assert_eq!(c.moves_to_go, Some(7));
         let (l, errors) = parse_go(&["depth", "3", "nodes", "400", "movetime", "50", "infinite"]);
         assert!(errors.is_empty());
-        assert_eq!((l.depth, l.nodes, l.movetime, l.infinite), (Some(3), Some(400), Some(Duration::from_millis(50)), true));
+        assert_eq!(
+            (l.depth, l.nodes, l.movetime, l.infinite),
+            (Some(3), Some(400), Some(Duration::from_millis(50)), true)
+        );
     }
 
     #[test]
@@ -457,7 +464,10 @@ mod tests {
             elapsed: Duration::from_millis(500),
             lines: vec![line(25, &["e2e4", "e7e5"])],
         };
-        assert_eq!(info_lines(&info), ["info depth 3 seldepth 7 score cp 25 nodes 2000 nps 4000 time 500 pv e2e4 e7e5"]);
+        assert_eq!(
+            info_lines(&info),
+            ["info depth 3 seldepth 7 score cp 25 nodes 2000 nps 4000 time 500 pv e2e4 e7e5"]
+        );
         info.lines.push(PvLine { score: Score::Mate(-2), ..line(0, &["a2a3"]) });
         info.lines[0].wdl = Some([500, 300, 200]);
         assert_eq!(
