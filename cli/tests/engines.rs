@@ -131,6 +131,27 @@ fn fairy_stockfish_plays_a_match() {
     assert!(out.status.success() && common::stdout(&out).contains("games 2"), "{}", describe(&out));
 }
 
+/// The same engine over CECP (`xboard:`): Los Alamos, anti-Los Alamos through the variants
+/// file, and the variant check against its `feature variants`.
+#[test]
+fn fairy_stockfish_plays_over_xboard() {
+    let Some(fsf) = fairy_stockfish() else { return };
+    for (spec, variant) in [
+        (format!("xboard:{fsf}:depth=1"), "losalamos"),
+        (format!("xboard:{fsf}:depth=1:VariantPath=../engines/variants.ini"), "antilosalamos"),
+    ] {
+        let out = fairyzero(&["match", &spec, "alphabeta:1", "--variant", variant, "--games", "2"]);
+        assert!(out.status.success(), "{}", describe(&out));
+        let (w, d, l) = result_counts(&common::stdout(&out));
+        assert_eq!(w + d + l, 2);
+        assert!(!common::stdout(&out).contains("illegal move"), "{}", describe(&out));
+    }
+    let out = fairyzero(&["match", &format!("xboard:{fsf}:depth=1"), "random", "--variant", "antilosalamos"]);
+    assert!(!out.status.success(), "{}", describe(&out));
+    let err = common::stderr(&out);
+    assert!(err.contains("does not know the variant `antilosalamos`") && err.contains("feature variants"), "{err}");
+}
+
 /// Perft by Fairy-Stockfish (`go perft N`) with the shipped variants file.
 fn fsf_perft(fsf: &str, variant: &str, fen: &str, depth: u32) -> u64 {
     let mut child = Command::new(fsf)

@@ -1,7 +1,7 @@
-//! External engines as players: a UCI engine (Fairy-Stockfish, or any other) run as a child
-//! process, spoken to over its stdin and stdout (docs/engines-external.md).
+//! External engines as players: a UCI or CECP (XBoard) engine (Fairy-Stockfish, or any other)
+//! run as a child process, spoken to over its stdin and stdout (docs/engines-external.md).
 //!
-//! # The conversation
+//! # The conversation (UCI)
 //!
 //! Before a match (when the [`Contestant`](crate::Contestant) is made, so that a bad engine or an
 //! unknown variant stops the command before its first game): `uci` → `uciok` (the engine's
@@ -16,6 +16,17 @@
 //! game's first position after any setup phase, with every move since, so that the engine knows
 //! the repetition history) and `go` with the spec's limits; the `bestmove` is read with the
 //! variant's move notation and must be one of the legal moves.
+//!
+//! # The conversation (CECP v2)
+//!
+//! Before a match: `xboard`, `protover 2` → `feature` lines up to `done=1` (each answered
+//! `accepted`, but `san=1` `rejected`; `setboard=1` is required), `option NAME=VALUE` for every
+//! option of the spec (checked against the `feature option` list), `protover 2` again when
+//! options were set, and the check of the variant against `feature variants`. Per move, the
+//! protocol's state is rebuilt rather than tracked: `new`, `variant NAME` (not for chess),
+//! `force`, `setboard ROOT`, the moves (`usermove M` where the engine asks for it), `sd`/`st`,
+//! `ping` → `pong` (where the engine has the feature: a complaint about the game comes before
+//! it), `go` → `move M`, then `force`. A `resign` or a result claim instead of a move forfeits.
 //!
 //! # Failures
 //!
@@ -81,37 +92,59 @@ pub fn uci_variant_name(name: &str) -> &str {
     SHIPPED_INI.iter().find(|(fz, _)| *fz == name).map_or(name, |(_, ini)| ini)
 }
 
-/// `uci:PATH[:key=value...]` (see [`crate::PlayerSpec`]).
+/// How fairyzero talks to an external engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Protocol {
+    /// The Universal Chess Interface (Fairy-Stockfish's UCI dialect for variants).
+    Uci,
+    /// The Chess Engine Communication Protocol, version 2 (XBoard/WinBoard engines).
+    Xboard,
+}
+
+impl Protocol {
+    /// The player spec's prefix: `uci` or `xboard`.
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Protocol::Uci => "uci",
+            Protocol::Xboard => "xboard",
+        }
+    }
+}
+
+/// `uci:PATH[:key=value...]` or `xboard:PATH[:key=value...]` (see [`crate::PlayerSpec`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UciSpec {
+pub struct EngineSpec {
+    pub protocol: Protocol,
     /// The engine's executable (as given: a bare name is looked up in `PATH`).
     pub path: PathBuf,
-    /// `go depth N`.
+    /// `go depth N` (UCI), `sd N` (CECP).
     pub depth: Option<u32>,
-    /// `go nodes N`.
+    /// `go nodes N` (UCI only: CECP has no plain node limit).
     pub nodes: Option<u64>,
-    /// `go movetime N` (milliseconds).
+    /// `go movetime N` (milliseconds; UCI), `st N/1000` (CECP: whole seconds only).
     pub movetime: Option<u64>,
     /// Milliseconds the engine may take for one move before it is killed and forfeits the
-    /// game (default: [`UciSpec::move_timeout`]).
+    /// game (default: [`EngineSpec::move_timeout`]).
     pub timeout: Option<u64>,
-    /// Engine options, sent in this order with `setoption name KEY value VALUE`.
-    /// `UCI_Variant`, if given, names the engine's variant instead of [`uci_variant_name`].
+    /// Engine options, sent in this order with `setoption name KEY value VALUE` (UCI) or
+    /// `option KEY=VALUE` (CECP). A UCI `UCI_Variant`, if given, names the engine's variant
+    /// instead of [`uci_variant_name`].
     pub options: Vec<(String, String)>,
 }
 
-/// The keys of a UCI spec that fairyzero reads itself (everything else is an engine option).
-pub const UCI_LIMIT_KEYS: [&str; 4] = ["depth", "nodes", "movetime", "timeout"];
-
-impl UciSpec {
-    /// Parses what follows `uci:`. Errors name the part at fault.
-    pub fn parse(rest: &str) -> Result<UciSpec, String> {
+impl EngineSpec {
+    /// Parses what follows `uci:` or `xboard:`. Errors name the part at fault.
+    pub fn parse(protocol: Protocol, rest: &str) -> Result<EngineSpec, String> {
+        let prefix = protocol.prefix();
         let mut parts = rest.split(':');
         let path = parts.next().unwrap_or("");
         if path.is_empty() {
-            return Err("`uci:` needs the engine's path, e.g. uci:/usr/games/fairy-stockfish:depth=2".into());
+            return Err(format!(
+                "`{prefix}:` needs the engine's path, e.g. {prefix}:/usr/games/fairy-stockfish:depth=2"
+            ));
         }
-        let mut spec = UciSpec {
+        let mut spec = EngineSpec {
+            protocol,
             path: PathBuf::from(path),
             depth: None,
             nodes: None,
@@ -140,13 +173,24 @@ impl UciSpec {
                     twice(spec.depth.is_some())?;
                     spec.depth = Some(number(64, "the depth")? as u32);
                 }
+                "nodes" if protocol == Protocol::Xboard => {
+                    return Err(format!(
+                        "{part:?}: CECP (xboard) has no node limit; use depth=N (sd) or movetime=MS (st, whole seconds)"
+                    ))
+                }
                 "nodes" => {
                     twice(spec.nodes.is_some())?;
                     spec.nodes = Some(number(u64::MAX, "the node budget")?);
                 }
                 "movetime" => {
                     twice(spec.movetime.is_some())?;
-                    spec.movetime = Some(number(crate::player::MAX_MOVE_MS, "movetime (milliseconds per move)")?);
+                    let ms = number(crate::player::MAX_MOVE_MS, "movetime (milliseconds per move)")?;
+                    if protocol == Protocol::Xboard && ms % 1000 != 0 {
+                        return Err(format!(
+                            "{part:?}: CECP (xboard) sets the time per move in whole seconds (st): use a multiple of 1000"
+                        ));
+                    }
+                    spec.movetime = Some(ms);
                 }
                 "timeout" => {
                     twice(spec.timeout.is_some())?;
@@ -161,9 +205,14 @@ impl UciSpec {
             }
         }
         if spec.depth.is_none() && spec.nodes.is_none() && spec.movetime.is_none() {
-            return Err("a UCI engine needs a search limit: depth=N, nodes=N or movetime=MS (e.g. \
-                 uci:/usr/games/fairy-stockfish:depth=2)"
-                .into());
+            return Err(match protocol {
+                Protocol::Uci => "a UCI engine needs a search limit: depth=N, nodes=N or movetime=MS (e.g. \
+                     uci:/usr/games/fairy-stockfish:depth=2)"
+                    .into(),
+                Protocol::Xboard => "an xboard engine needs a search limit: depth=N or movetime=MS (e.g. \
+                     xboard:/usr/games/fairy-stockfish:depth=2)"
+                    .into(),
+            });
         }
         Ok(spec)
     }
@@ -200,19 +249,20 @@ impl UciSpec {
         go
     }
 
-    /// The engine's name for the variant: the spec's `UCI_Variant`, else [`uci_variant_name`].
+    /// The engine's name for the variant: the spec's `UCI_Variant` (UCI), else
+    /// [`uci_variant_name`] (CECP engines use the same names).
     fn variant_name<'a>(&'a self, variant: &'a Variant) -> &'a str {
         self.options
             .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case("UCI_Variant"))
+            .find(|(k, _)| self.protocol == Protocol::Uci && k.eq_ignore_ascii_case("UCI_Variant"))
             .map_or_else(|| uci_variant_name(&variant.name), |(_, v)| v.as_str())
     }
 }
 
-impl fmt::Display for UciSpec {
-    /// `uci:PATH`, the limits in a fixed order, then the engine options as given.
+impl fmt::Display for EngineSpec {
+    /// `uci:PATH` or `xboard:PATH`, the limits in a fixed order, then the engine options as given.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "uci:{}", self.path.display())?;
+        write!(f, "{}:{}", self.protocol.prefix(), self.path.display())?;
         if let Some(d) = self.depth {
             write!(f, ":depth={d}")?;
         }
@@ -244,6 +294,7 @@ impl fmt::Display for EngineError {
 
 /// One running engine process.
 struct Engine {
+    protocol: Protocol,
     child: Child,
     /// Our end of the engine's stdin (see [`send_no_signal`]).
     stdin: UnixStream,
@@ -253,12 +304,20 @@ struct Engine {
     stderr: Arc<Mutex<VecDeque<String>>>,
     /// Options the engine listed at `uci`, names as it spells them.
     options: Vec<String>,
-    /// The `var` entries of its `UCI_Variant` combo (None: no such option).
+    /// The `var` entries of its `UCI_Variant` combo, or its CECP `feature variants` (None: no
+    /// such option or feature).
     variants: Option<Vec<String>>,
+    /// CECP: the variant sent after every `new` (None for chess).
+    xboard_variant: Option<String>,
+    /// CECP features: moves as `usermove M`, `ping N` → `pong N`.
+    usermove: bool,
+    ping: bool,
+    /// CECP `ping` numbers.
+    pings: u64,
 }
 
 impl Engine {
-    fn spawn(spec: &UciSpec, name: &str) -> Result<Engine, EngineError> {
+    fn spawn(spec: &EngineSpec, name: &str) -> Result<Engine, EngineError> {
         let cannot = |e: io::Error| EngineError(format!("cannot start {}: {e}", spec.path.display()));
         let (stdin, theirs) = UnixStream::pair().map_err(cannot)?;
         let mut child = Command::new(&spec.path)
@@ -298,23 +357,51 @@ impl Engine {
                 }
             })
             .map_err(|e| EngineError(format!("cannot start a reader thread: {e}")))?;
-        Ok(Engine { child, stdin, lines, stderr, options: Vec::new(), variants: None })
+        Ok(Engine {
+            protocol: spec.protocol,
+            child,
+            stdin,
+            lines,
+            stderr,
+            options: Vec::new(),
+            variants: None,
+            xboard_variant: None,
+            usermove: false,
+            ping: false,
+            pings: 0,
+        })
     }
 
     /// Starts the engine for `variant` and checks it (the module documentation's handshake).
-    fn start(spec: &UciSpec, name: &str, variant: &Variant) -> Result<Engine, EngineError> {
+    fn start(spec: &EngineSpec, name: &str, variant: &Variant) -> Result<Engine, EngineError> {
+        match spec.protocol {
+            Protocol::Uci => Engine::start_uci(spec, name, variant),
+            Protocol::Xboard => Engine::start_xboard(spec, name, variant),
+        }
+    }
+
+    /// The name of the engine's option `key` (matched without regard to case), or an error
+    /// listing the options it has.
+    fn option_named(&self, key: &str) -> Result<String, EngineError> {
+        match self.options.iter().find(|o| o.eq_ignore_ascii_case(key)) {
+            Some(known) => Ok(known.clone()),
+            None => {
+                let mut listed = self.options.clone();
+                listed.sort();
+                Err(EngineError(format!(
+                    "the engine has no option `{key}` (it lists: {})",
+                    if listed.is_empty() { "none".to_string() } else { listed.join(", ") }
+                )))
+            }
+        }
+    }
+
+    fn start_uci(spec: &EngineSpec, name: &str, variant: &Variant) -> Result<Engine, EngineError> {
         let mut engine = Engine::spawn(spec, name)?;
         engine.handshake()?;
         let mut variant_option = None;
         for (key, value) in &spec.options {
-            let Some(known) = engine.options.iter().find(|o| o.eq_ignore_ascii_case(key)) else {
-                let mut listed = engine.options.clone();
-                listed.sort();
-                return Err(EngineError(format!(
-                    "the engine has no option `{key}` (it lists: {})",
-                    if listed.is_empty() { "none".to_string() } else { listed.join(", ") }
-                )));
-            };
+            let known = engine.option_named(key)?;
             if known.eq_ignore_ascii_case("UCI_Variant") {
                 // Sent after the check below, once the variant list is final.
                 variant_option = Some(known.clone());
@@ -327,36 +414,13 @@ impl Engine {
             engine.handshake()?;
         }
         let wanted = spec.variant_name(variant);
-        let vouched =
-            SAME_NAME.contains(&variant.name.as_str()) || SHIPPED_INI.iter().any(|(fz, _)| *fz == variant.name);
-        if !vouched && !spec.options.iter().any(|(k, _)| k.eq_ignore_ascii_case("UCI_Variant")) {
-            tracing::warn!(
-                "{name}: fairyzero has not checked that the engine's variant `{wanted}` has the rules of its own {}; \
-                 name the engine's variant with :UCI_Variant=NAME to say it does",
-                variant.name
-            );
-        }
+        warn_unvouched(spec, name, variant, wanted);
         match &engine.variants {
             Some(list) if list.iter().any(|v| v == wanted) => {
                 let option = variant_option.unwrap_or_else(|| "UCI_Variant".to_string());
                 engine.send(&format!("setoption name {option} value {wanted}"))?;
             }
-            Some(_) => {
-                let hint = if SHIPPED_INI.iter().any(|(_, ini)| *ini == wanted) {
-                    format!(
-                        "; fairyzero ships its rules as section [{wanted}] of {SHIPPED_INI_PATH}: add \
-                         :VariantPath={SHIPPED_INI_PATH} (a relative path is read from the current directory)"
-                    )
-                } else {
-                    String::new()
-                };
-                return Err(EngineError(format!(
-                    "the engine does not know the variant `{wanted}` (fairyzero's {}): it is not among the \
-                     values of its UCI_Variant option, and an engine set to an unknown variant may play \
-                     another game{hint}",
-                    variant.name
-                )));
-            }
+            Some(_) => return Err(unknown_variant(variant, wanted, "values of its UCI_Variant option")),
             // A plain UCI engine: chess only.
             None if wanted == "chess" => {}
             None => {
@@ -368,6 +432,153 @@ impl Engine {
         }
         engine.ready(HANDSHAKE_TIMEOUT)?;
         Ok(engine)
+    }
+
+    /// CECP: `xboard`, `protover 2` → the features up to `done=1`, the options of the spec
+    /// (`option NAME=VALUE`), then `protover 2` again if options were set (a VariantPath adds
+    /// variants), the variant check, and `ping` → `pong`.
+    fn start_xboard(spec: &EngineSpec, name: &str, variant: &Variant) -> Result<Engine, EngineError> {
+        let mut engine = Engine::spawn(spec, name)?;
+        engine.send("xboard")?;
+        engine.features()?;
+        for (key, value) in &spec.options {
+            let known = engine.option_named(key)?;
+            engine.send(&format!("option {known}={value}"))?;
+        }
+        if !spec.options.is_empty() {
+            engine.features()?;
+        }
+        let wanted = spec.variant_name(variant);
+        warn_unvouched(spec, name, variant, wanted);
+        let chess = wanted == "chess";
+        match &engine.variants {
+            Some(list) if list.iter().any(|v| v == wanted || (chess && v == "normal")) => {}
+            None if chess => {}
+            Some(_) => return Err(unknown_variant(variant, wanted, "variants of its `feature variants`")),
+            None => {
+                return Err(EngineError(format!(
+                    "the engine announces no `feature variants`, so it plays only chess, not {}",
+                    variant.name
+                )))
+            }
+        }
+        engine.xboard_variant = (!chess).then(|| wanted.to_string());
+        engine.send("easy")?;
+        engine.ready(HANDSHAKE_TIMEOUT)?;
+        Ok(engine)
+    }
+
+    /// CECP: `protover 2`, then the `feature` lines up to `done=1`, each accepted (`san=1` is
+    /// rejected: moves are exchanged in coordinates). `setboard=1` is required: games start
+    /// from positions given as FEN.
+    fn features(&mut self) -> Result<(), EngineError> {
+        self.send("protover 2")?;
+        let deadline = Instant::now() + HANDSHAKE_TIMEOUT;
+        let (mut options, mut variants, mut setboard) = (Vec::new(), None, false);
+        loop {
+            let line = self.next_line(deadline, HANDSHAKE_TIMEOUT, "feature done=1")?;
+            let Some(rest) = line.trim().strip_prefix("feature ") else { continue };
+            let mut done = false;
+            for (key, value) in parse_features(rest) {
+                match key.as_str() {
+                    "done" => done = value == "1",
+                    "setboard" => setboard = value == "1",
+                    "usermove" => self.usermove = value == "1",
+                    "ping" => self.ping = value == "1",
+                    "variants" => variants = Some(value.split(',').map(|v| v.trim().to_string()).collect()),
+                    "option" => options.push(value.split(" -").next().unwrap_or("").trim().to_string()),
+                    _ => {}
+                }
+                let verdict = if key == "san" && value == "1" { "rejected" } else { "accepted" };
+                self.send(&format!("{verdict} {key}"))?;
+            }
+            if done {
+                break;
+            }
+        }
+        if !setboard {
+            return Err(EngineError(
+                "the engine does not announce `feature setboard=1`: fairyzero gives every game's position as a FEN"
+                    .into(),
+            ));
+        }
+        (self.options, self.variants) = (options, variants);
+        Ok(())
+    }
+
+    /// CECP: one move of the engine in `pos` (a fresh `new` game set up from the game's first
+    /// position and its moves, then `go`); the text of its `move`.
+    fn xboard_move(&mut self, spec: &EngineSpec, pos: &Position) -> Result<String, EngineError> {
+        let (fen, moves) = game_text(pos);
+        self.send("new")?;
+        if let Some(v) = self.xboard_variant.clone() {
+            self.send(&format!("variant {v}"))?;
+        }
+        self.send("force")?;
+        self.send(&format!("setboard {fen}"))?;
+        for m in &moves {
+            self.send(&if self.usermove { format!("usermove {m}") } else { m.clone() })?;
+        }
+        if let Some(d) = spec.depth {
+            self.send(&format!("sd {d}"))?;
+        }
+        if let Some(t) = spec.movetime {
+            self.send(&format!("st {}", t / 1000))?;
+        }
+        if self.ping {
+            // The engine has read the game: a complaint about it comes before the pong.
+            self.ready(HANDSHAKE_TIMEOUT)?;
+        }
+        self.send("go")?;
+        let timeout = spec.move_timeout();
+        let deadline = Instant::now() + timeout;
+        loop {
+            let line = self.next_line(deadline, timeout, "move")?;
+            let line = line.trim();
+            if let Some(m) = line.strip_prefix("move ") {
+                // Out of play until the next move: no pondering, no reply to our next `new`.
+                self.send("force")?;
+                return Ok(m.trim().to_string());
+            }
+            refused(line)?;
+            if line == "resign" || line.starts_with("1-0") || line.starts_with("0-1") || line.starts_with("1/2-1/2") {
+                return Err(EngineError(format!("the engine answered {line:?} instead of a move")));
+            }
+        }
+    }
+
+    /// Before a game: `ucinewgame` and `isready` (UCI); a `ping` (CECP, which starts every
+    /// move with `new`).
+    fn new_game(&mut self) -> Result<(), EngineError> {
+        if self.protocol == Protocol::Uci {
+            self.send("ucinewgame")?;
+        }
+        self.ready(HANDSHAKE_TIMEOUT)
+    }
+
+    /// UCI: one move of the engine in `pos`, the text of its `bestmove`.
+    fn uci_move(&mut self, spec: &EngineSpec, pos: &Position) -> Result<String, EngineError> {
+        let (fen, moves) = game_text(pos);
+        let mut command = format!("position fen {fen}");
+        if !moves.is_empty() {
+            command.push_str(" moves ");
+            command.push_str(&moves.join(" "));
+        }
+        self.send(&command)?;
+        self.send(&spec.go())?;
+        let timeout = spec.move_timeout();
+        let deadline = Instant::now() + timeout;
+        loop {
+            let line = self.next_line(deadline, timeout, "bestmove")?;
+            let mut words = line.split_whitespace();
+            if words.next() == Some("bestmove") {
+                let text = words.next().unwrap_or("");
+                if text.is_empty() || text == "(none)" || text == "0000" {
+                    return Err(EngineError(format!("the engine answered `bestmove {text}`")));
+                }
+                return Ok(text.to_string());
+            }
+        }
     }
 
     /// `uci` → `uciok`, recording the options and the variant list.
@@ -399,10 +610,26 @@ impl Engine {
         Ok(())
     }
 
-    /// `isready` → `readyok`.
+    /// `isready` → `readyok` (UCI), `ping N` → `pong N` (CECP, where the engine has the
+    /// feature; a complaint about the moves sent before is an error).
     fn ready(&mut self, timeout: Duration) -> Result<(), EngineError> {
-        self.send("isready")?;
         let deadline = Instant::now() + timeout;
+        if self.protocol == Protocol::Xboard {
+            if !self.ping {
+                return Ok(());
+            }
+            self.pings += 1;
+            let pong = format!("pong {}", self.pings);
+            self.send(&format!("ping {}", self.pings))?;
+            loop {
+                let line = self.next_line(deadline, timeout, &pong)?;
+                if line.trim() == pong {
+                    return Ok(());
+                }
+                refused(line.trim())?;
+            }
+        }
+        self.send("isready")?;
         while self.next_line(deadline, timeout, "readyok")?.trim() != "readyok" {}
         Ok(())
     }
@@ -530,7 +757,7 @@ fn parse_option(line: &str) -> Option<(String, &str)> {
 
 /// What the games of one engine contestant share.
 struct Shared {
-    spec: UciSpec,
+    spec: EngineSpec,
     /// The contestant's name (the spec's canonical text), for messages and logs.
     name: String,
     variant: Arc<Variant>,
@@ -544,7 +771,7 @@ impl Shared {
     fn engine(&self) -> Result<Engine, EngineError> {
         let idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner).pop();
         if let Some(mut engine) = idle {
-            let renewed = engine.send("ucinewgame").and_then(|()| engine.ready(HANDSHAKE_TIMEOUT));
+            let renewed = engine.new_game();
             match renewed {
                 Ok(()) => return Ok(engine),
                 Err(e) => {
@@ -553,8 +780,7 @@ impl Shared {
             }
         }
         let mut engine = Engine::start(&self.spec, &self.name, &self.variant)?;
-        engine.send("ucinewgame")?;
-        engine.ready(HANDSHAKE_TIMEOUT)?;
+        engine.new_game()?;
         Ok(engine)
     }
 }
@@ -562,19 +788,19 @@ impl Shared {
 /// Starts the engine of `spec` once and checks it for `variant` (before any game: an engine
 /// that cannot start, lacks an option or does not know the variant is an error here), and
 /// returns the factory of its players (one per game, engines reused through a pool).
-pub fn uci_factory(
-    spec: &UciSpec,
+pub fn engine_factory(
+    spec: &EngineSpec,
     variant: &Arc<Variant>,
 ) -> Result<impl Fn() -> Box<dyn Player> + Send + Sync + 'static, EngineError> {
     let name = spec.to_string();
     let first = Engine::start(spec, &name, variant)?;
     let shared =
         Arc::new(Shared { spec: spec.clone(), name, variant: Arc::clone(variant), idle: Mutex::new(vec![first]) });
-    Ok(move || -> Box<dyn Player> { Box::new(UciPlayer { shared: Arc::clone(&shared), engine: None, failed: None }) })
+    Ok(move || -> Box<dyn Player> { Box::new(EnginePlayer { shared: Arc::clone(&shared), engine: None, failed: None }) })
 }
 
-/// A UCI engine playing one game.
-struct UciPlayer {
+/// An external engine playing one game.
+struct EnginePlayer {
     shared: Arc<Shared>,
     engine: Option<Engine>,
     /// Why no engine could be had for this game (the first move forfeits with it).
@@ -587,7 +813,7 @@ pub fn forfeit_move() -> Move {
     Move::normal(Square::NONE, Square::NONE)
 }
 
-impl UciPlayer {
+impl EnginePlayer {
     fn play(&mut self, pos: &Position, legal: &[Move]) -> Result<Move, String> {
         if let Some(e) = self.failed.take() {
             return Err(e.0);
@@ -596,30 +822,19 @@ impl UciPlayer {
             self.engine = Some(self.shared.engine().map_err(|e| e.0)?);
         }
         let engine = self.engine.as_mut().expect("an engine");
-        let timeout = self.shared.spec.move_timeout();
-        let answer = (|| -> Result<String, EngineError> {
-            engine.send(&position_command(pos))?;
-            engine.send(&self.shared.spec.go())?;
-            let deadline = Instant::now() + timeout;
-            loop {
-                let line = engine.next_line(deadline, timeout, "bestmove")?;
-                let mut words = line.split_whitespace();
-                if words.next() == Some("bestmove") {
-                    return Ok(words.next().unwrap_or("").to_string());
-                }
-            }
-        })();
+        let spec = &self.shared.spec;
+        let answer = match spec.protocol {
+            Protocol::Uci => engine.uci_move(spec, pos),
+            Protocol::Xboard => engine.xboard_move(spec, pos),
+        };
         let text = match answer {
             Ok(text) => text,
             Err(e) => {
-                // Gone (exited or killed): the next game starts another.
+                // Gone (exited, killed) or confused: the next game starts another.
                 self.engine = None;
-                return Err(e.0);
+                return Err(format!("{e} ({} legal moves)", legal.len()));
             }
         };
-        if text.is_empty() || text == "(none)" || text == "0000" {
-            return Err(format!("the engine answered `bestmove {text}` with {} legal moves", legal.len()));
-        }
         match pos.find_move(&text, legal) {
             Ok(Some(m)) => Ok(m),
             Ok(None) => Err(format!("the engine played the illegal move {text:?}")),
@@ -628,7 +843,7 @@ impl UciPlayer {
     }
 }
 
-impl Player for UciPlayer {
+impl Player for EnginePlayer {
     fn new_game(&mut self, _start: &Position, _ctx: &GameContext) {
         if let Some(engine) = self.engine.take() {
             self.shared.idle.lock().unwrap_or_else(PoisonError::into_inner).push(engine);
@@ -655,7 +870,7 @@ impl Player for UciPlayer {
     }
 }
 
-impl Drop for UciPlayer {
+impl Drop for EnginePlayer {
     fn drop(&mut self) {
         if let Some(engine) = self.engine.take() {
             self.shared.idle.lock().unwrap_or_else(PoisonError::into_inner).push(engine);
@@ -663,9 +878,10 @@ impl Drop for UciPlayer {
     }
 }
 
-/// `position fen ROOT moves ...`: the game's first position after its setup phase (engines
-/// know no setup phases) and every move since, in the variant's notation.
-pub fn position_command(pos: &Position) -> String {
+/// The game's first position after its setup phase (engines know no setup phases) as a FEN,
+/// and every move since in the variant's notation: what an engine is told before each move, so
+/// that it knows the repetition history.
+pub fn game_text(pos: &Position) -> (String, Vec<String>) {
     let history: Vec<Move> = pos.moves_played().collect();
     let mut root = pos.clone();
     let mut first = history.len();
@@ -677,16 +893,79 @@ pub fn position_command(pos: &Position) -> String {
         }
         first -= 1;
     }
-    let mut command = format!("position fen {}", root.to_fen());
-    if first < history.len() {
-        command.push_str(" moves");
-        for &m in &history[first..] {
-            command.push(' ');
-            command.push_str(&root.move_to_string(&m));
+    let fen = root.to_fen();
+    let moves = history[first..]
+        .iter()
+        .map(|&m| {
+            let text = root.move_to_string(&m);
             root.make(m);
-        }
+            text
+        })
+        .collect();
+    (fen, moves)
+}
+
+/// A line of a CECP engine that refuses what it was sent (`Illegal move ...`, `Error ...`): the
+/// engine and fairyzero disagree on the game.
+fn refused(line: &str) -> Result<(), EngineError> {
+    if line.starts_with("Illegal move") || line.starts_with("Error") {
+        Err(EngineError(format!("the engine refused the game as sent: {line:?}")))
+    } else {
+        Ok(())
     }
-    command
+}
+
+/// `key=value key="quoted value" ...` of a CECP `feature` line.
+fn parse_features(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut rest = text.trim_start();
+    while let Some(eq) = rest.find('=') {
+        let key = rest[..eq].trim().to_string();
+        let after = &rest[eq + 1..];
+        let (value, tail) = match after.strip_prefix('"') {
+            Some(quoted) => match quoted.find('"') {
+                Some(end) => (&quoted[..end], &quoted[end + 1..]),
+                None => (quoted, ""),
+            },
+            None => match after.find(char::is_whitespace) {
+                Some(end) => (&after[..end], &after[end..]),
+                None => (after, ""),
+            },
+        };
+        out.push((key, value.to_string()));
+        rest = tail.trim_start();
+    }
+    out
+}
+
+/// Warns when fairyzero has not checked that the engine's `wanted` has the rules of `variant`.
+fn warn_unvouched(spec: &EngineSpec, name: &str, variant: &Variant, wanted: &str) {
+    let vouched = SAME_NAME.contains(&variant.name.as_str()) || SHIPPED_INI.iter().any(|(fz, _)| *fz == variant.name);
+    let named =
+        spec.protocol == Protocol::Uci && spec.options.iter().any(|(k, _)| k.eq_ignore_ascii_case("UCI_Variant"));
+    if !vouched && !named {
+        tracing::warn!(
+            "{name}: fairyzero has not checked that the engine's variant `{wanted}` has the rules of its own {}",
+            variant.name
+        );
+    }
+}
+
+/// The error for an engine whose list (`where_listed`) lacks `wanted`.
+fn unknown_variant(variant: &Variant, wanted: &str, where_listed: &str) -> EngineError {
+    let hint = if SHIPPED_INI.iter().any(|(_, ini)| *ini == wanted) {
+        format!(
+            "; fairyzero ships its rules as section [{wanted}] of {SHIPPED_INI_PATH}: add \
+             :VariantPath={SHIPPED_INI_PATH} (a relative path is read from the current directory)"
+        )
+    } else {
+        String::new()
+    };
+    EngineError(format!(
+        "the engine does not know the variant `{wanted}` (fairyzero's {}): it is not among the {where_listed}, \
+         and an engine set to an unknown variant may play another game{hint}",
+        variant.name
+    ))
 }
 
 #[cfg(test)]
@@ -713,14 +992,26 @@ mod tests {
         assert_eq!(uci_variant_name("antilosalamos"), "antilosalamos");
         assert_eq!(uci_variant_name("kinglet"), "fzkinglet");
         let v = Variant::load("kinglet").unwrap();
-        let spec = UciSpec::parse("e:depth=1:UCI_Variant=kingletfile").unwrap();
+        let spec = EngineSpec::parse(Protocol::Uci, "e:depth=1:UCI_Variant=kingletfile").unwrap();
         assert_eq!(spec.variant_name(&v), "kingletfile");
         assert_eq!(spec.go(), "go depth 1");
-        let spec = UciSpec::parse("e:movetime=100:nodes=5").unwrap();
+        let spec = EngineSpec::parse(Protocol::Uci, "e:movetime=100:nodes=5").unwrap();
         assert_eq!(spec.go(), "go nodes 5 movetime 100");
         assert_eq!(spec.move_timeout(), Duration::from_millis(3000));
-        assert_eq!(UciSpec::parse("e:depth=3").unwrap().move_timeout(), Duration::from_secs(60));
-        assert_eq!(UciSpec::parse("e:depth=3:timeout=250").unwrap().move_timeout(), Duration::from_millis(250));
+        assert_eq!(EngineSpec::parse(Protocol::Uci, "e:depth=3").unwrap().move_timeout(), Duration::from_secs(60));
+        assert_eq!(
+            EngineSpec::parse(Protocol::Uci, "e:depth=3:timeout=250").unwrap().move_timeout(),
+            Duration::from_millis(250)
+        );
+    }
+
+    fn position_command(pos: &Position) -> String {
+        let (fen, moves) = game_text(pos);
+        if moves.is_empty() {
+            format!("position fen {fen}")
+        } else {
+            format!("position fen {fen} moves {}", moves.join(" "))
+        }
     }
 
     /// The engine is told the game from its first position, so that it knows the repetition
@@ -770,6 +1061,64 @@ mod tests {
         path
     }
 
+    /// A CECP engine in the shell: the features, then `move a2a3` to every `go`, and
+    /// `Illegal move` to a `usermove` of `refuse`.
+    fn scripted_xboard(dir: &Path, refuse: &str) -> PathBuf {
+        let path = dir.join(format!("xboard-{refuse}.sh"));
+        std::fs::write(
+            &path,
+            format!(
+                "#!/bin/sh\nwhile IFS= read -r line; do case \"$line\" in\n\
+                 'protover 2') echo 'feature setboard=1 usermove=1 ping=1 san=1 variants=\"normal,gardner\"'; \
+                 echo 'feature option=\"Hash -spin 16 1 64\"'; echo 'feature done=1' ;;\n\
+                 'ping '*) echo \"pong ${{line#ping }}\" ;;\n\
+                 'usermove {refuse}') echo 'Illegal move: {refuse}' ;;\n\
+                 go) echo 'move a2a3' ;;\n\
+                 quit) exit 0 ;;\nesac; done\n"
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    #[test]
+    fn cecp_engines_play_and_complaints_forfeit() {
+        assert_eq!(
+            parse_features(r#"setboard=1 variants="normal,gardner" option="Skill Level -spin 20 -20 20" done=1"#),
+            [
+                ("setboard", "1"),
+                ("variants", "normal,gardner"),
+                ("option", "Skill Level -spin 20 -20 20"),
+                ("done", "1")
+            ]
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let v = Variant::load("gardner").unwrap();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        let mut legal = MoveList::new();
+        let path = scripted_xboard(dir.path(), "b4b3");
+        let spec = EngineSpec::parse(Protocol::Xboard, &format!("{}:depth=2:hash=8", path.display())).unwrap();
+        let factory = engine_factory(&spec, &v).unwrap();
+        let mut player = factory();
+        let mut pos = Position::start(Arc::clone(&v));
+        player.new_game(&pos, &GameContext { cap_ply: 100 });
+        pos.legal_moves(&mut legal);
+        let m = player.try_choose(&mut pos, &legal, &mut rng).unwrap();
+        assert_eq!(pos.move_to_string(&m), "a2a3");
+        pos.make(m);
+        pos.play_moves("b4b3").unwrap();
+        pos.legal_moves(&mut legal);
+        let err = player.try_choose(&mut pos, &legal, &mut rng).unwrap_err();
+        assert!(err.contains("the engine refused the game as sent: \"Illegal move: b4b3\""), "{err}");
+        // Not among its variants; an option it does not announce.
+        let err = engine_factory(&spec, &Variant::load("losalamos").unwrap()).err().unwrap();
+        assert!(err.0.contains("does not know the variant `losalamos`"), "{err}");
+        let spec = EngineSpec::parse(Protocol::Xboard, &format!("{}:depth=2:Threads=2", path.display())).unwrap();
+        assert!(engine_factory(&spec, &v).err().unwrap().0.contains("has no option `Threads` (it lists: Hash)"));
+    }
+
     /// An answer that is not a legal move forfeits the game, with the move in the reason; the
     /// engine stays usable.
     #[test]
@@ -781,11 +1130,11 @@ mod tests {
         for (answer, reason) in [
             ("a1a5", "the engine played the illegal move \"a1a5\""),
             ("zz9", "the engine's move \"zz9\" cannot be read"),
-            ("(none)", "the engine answered `bestmove (none)` with 7 legal moves"),
+            ("(none)", "the engine answered `bestmove (none)` (7 legal moves)"),
         ] {
             let path = scripted_engine(dir.path(), answer);
-            let spec = UciSpec::parse(&format!("{}:depth=1:hash=8", path.display())).unwrap();
-            let factory = uci_factory(&spec, &v).unwrap();
+            let spec = EngineSpec::parse(Protocol::Uci, &format!("{}:depth=1:hash=8", path.display())).unwrap();
+            let factory = engine_factory(&spec, &v).unwrap();
             let mut player = factory();
             let mut pos = Position::start(Arc::clone(&v));
             player.new_game(&pos, &GameContext { cap_ply: 100 });
@@ -797,11 +1146,11 @@ mod tests {
         }
         // The variant check, before any game.
         let path = scripted_engine(dir.path(), "a2a3");
-        let spec = UciSpec::parse(&format!("{}:depth=1", path.display())).unwrap();
-        let err = uci_factory(&spec, &Variant::load("losalamos").unwrap()).err().unwrap();
+        let spec = EngineSpec::parse(Protocol::Uci, &format!("{}:depth=1", path.display())).unwrap();
+        let err = engine_factory(&spec, &Variant::load("losalamos").unwrap()).err().unwrap();
         assert!(err.0.contains("does not know the variant `losalamos`"), "{err}");
-        let spec = UciSpec::parse(&format!("{}:depth=1:Threads=2", path.display())).unwrap();
-        let err = uci_factory(&spec, &v).err().unwrap();
+        let spec = EngineSpec::parse(Protocol::Uci, &format!("{}:depth=1:Threads=2", path.display())).unwrap();
+        let err = engine_factory(&spec, &v).err().unwrap();
         assert!(err.0.contains("has no option `Threads` (it lists: Hash, UCI_Variant)"), "{err}");
     }
 }

@@ -5,7 +5,8 @@
 //! - [`player`]: the [`Player`] trait, [`PlayerSpec`] (`random`, `greedy`, `alphabeta:DEPTH`,
 //!   `alphabeta:ms=N`, `uci:PATH:depth=N`, `PATH@SIMS`) and [`Contestant`] (a player factory, one player per game,
 //!   marked CPU-bound or not);
-//! - [`external`]: external UCI engines as players (`uci:PATH:depth=N:Option=value`), their
+//! - [`external`]: external UCI and CECP engines as players (`uci:PATH:depth=N:Option=value`,
+//!   `xboard:PATH:depth=N`), their
 //!   variant check, timeouts and crashes (a forfeit with its reason);
 //! - [`values`]: piece values (the variant's, estimated from mobility, or uniform);
 //! - [`alphabeta`]: the alpha-beta baseline engine;
@@ -44,7 +45,7 @@ pub mod store;
 pub mod values;
 
 pub use alphabeta::{AlphaBeta, AlphaBetaConfig, SearchResult};
-pub use external::UciSpec;
+pub use external::{EngineSpec, Protocol};
 pub use matches::{
     generate_openings, play_game, run_match, run_sprt_match, Adjudication, GameResult, MatchGame, MatchOptions,
     MatchReport, Opening,

@@ -18,7 +18,7 @@ use rand::{Rng, RngCore};
 
 use crate::{
     alphabeta::{AlphaBeta, AlphaBetaConfig},
-    external::{self, UciSpec},
+    external::{self, EngineSpec, Protocol},
     search_player::{SearchPlayer, SearchPlayerConfig},
     values::{PieceValues, ValueSource, ValueSourceError},
     Error,
@@ -142,6 +142,8 @@ impl Player for AlphaBetaPlayer {
 ///   `nodes=N` and `movetime=MS` are its search limits (at least one), `timeout=MS` the time a
 ///   move may take before the engine is killed and forfeits, every other key an engine option
 ///   sent with `setoption` (`uci:/usr/games/fairy-stockfish:depth=2:Threads=1`);
+/// - `xboard:PATH[:key=value...]`: the same for a CECP v2 engine (`depth=N`, `movetime=MS` in
+///   whole seconds; options sent with `option NAME=VALUE`);
 /// - anything else is a checkpoint directory, optionally with `@SIMS` (search simulations per
 ///   move; default [`DEFAULT_SIMULATIONS`]).
 #[derive(Clone, Debug, PartialEq)]
@@ -150,7 +152,7 @@ pub enum PlayerSpec {
     Greedy { values: ValueSource },
     AlphaBeta { depth: Option<u32>, nodes: Option<u64>, ms: Option<u64>, values: ValueSource },
     Checkpoint { path: PathBuf, simulations: u32 },
-    Uci(UciSpec),
+    Engine(EngineSpec),
 }
 
 /// Simulations per move of a checkpoint player written without `@SIMS`.
@@ -183,9 +185,10 @@ impl PlayerSpec {
                 }
                 Ok(PlayerSpec::Greedy { values })
             }
-            "uci" => {
+            "uci" | "xboard" => {
+                let protocol = if head == "uci" { Protocol::Uci } else { Protocol::Xboard };
                 let rest = text.split_once(':').map_or("", |(_, rest)| rest);
-                UciSpec::parse(rest).map(PlayerSpec::Uci).map_err(bad)
+                EngineSpec::parse(protocol, rest).map(PlayerSpec::Engine).map_err(bad)
             }
             "alphabeta" | "ab" => {
                 let (mut depth, mut nodes, mut ms, mut values) = (None, None, None, ValueSource::Nominal);
@@ -242,7 +245,7 @@ impl PlayerSpec {
     pub fn is_deterministic(&self) -> bool {
         match self {
             PlayerSpec::Random | PlayerSpec::Greedy { .. } | PlayerSpec::AlphaBeta { ms: Some(_), .. } => false,
-            PlayerSpec::Uci(uci) => uci.is_deterministic(),
+            PlayerSpec::Engine(uci) => uci.is_deterministic(),
             PlayerSpec::AlphaBeta { .. } | PlayerSpec::Checkpoint { .. } => true,
         }
     }
@@ -252,7 +255,7 @@ impl PlayerSpec {
     /// of their moves at once. Random moves cost nothing; checkpoint players mostly wait for the
     /// inference service.
     pub fn is_cpu_bound(&self) -> bool {
-        matches!(self, PlayerSpec::Greedy { .. } | PlayerSpec::AlphaBeta { .. } | PlayerSpec::Uci(_))
+        matches!(self, PlayerSpec::Greedy { .. } | PlayerSpec::AlphaBeta { .. } | PlayerSpec::Engine(_))
     }
 
     /// Builds the player factory. Checkpoints need `loader` (which links the network runtime).
@@ -292,8 +295,8 @@ impl PlayerSpec {
                 let config = SearchPlayerConfig { simulations: *simulations, ..search.clone() };
                 Contestant::search(name, step, loaded.backend, config)
             }
-            PlayerSpec::Uci(uci) => {
-                let factory = external::uci_factory(uci, variant)
+            PlayerSpec::Engine(uci) => {
+                let factory = external::engine_factory(uci, variant)
                     .map_err(|e| Error::Engine { player: name.clone(), message: e.0 })?;
                 Contestant::new(name, deterministic, None, factory)
             }
@@ -331,7 +334,7 @@ impl fmt::Display for PlayerSpec {
                 write!(f, "{}", values(v))
             }
             PlayerSpec::Checkpoint { path, simulations } => write!(f, "{}@{simulations}", path.display()),
-            PlayerSpec::Uci(uci) => write!(f, "{uci}"),
+            PlayerSpec::Engine(uci) => write!(f, "{uci}"),
         }
     }
 }
@@ -467,6 +470,8 @@ mod tests {
             "uci:/usr/games/fairy-stockfish:depth=1",
             "uci:fsf:depth=3:nodes=1000:movetime=50:timeout=900:Threads=1:VariantPath=engines/variants.ini",
             "uci:./engine:movetime=20:Skill Level=3",
+            "xboard:/usr/games/fairy-stockfish:depth=2",
+            "xboard:fsf:movetime=2000:timeout=9000:VariantPath=engines/variants.ini",
         ] {
             let spec = PlayerSpec::parse(text).unwrap();
             assert_eq!(spec.to_string(), text);
@@ -505,6 +510,9 @@ mod tests {
             "uci:fsf:depth=1:=4",
             "uci:fsf:depth=1:depth=2",
             "uci:fsf:depth=1:Hash=1:hash=2",
+            "xboard:fsf:nodes=100",
+            "xboard:fsf:movetime=1500",
+            "xboard:fsf",
         ] {
             assert!(PlayerSpec::parse(bad).is_err(), "{bad}");
         }
@@ -576,24 +584,33 @@ mod tests {
                 // Any path but one that reads as a baseline with options (`greedy:x@5`).
                 ("[a-zA-Z0-9_./@: -]{0,16}[a-zA-Z0-9_.-]", 1u32..)
                     .prop_filter("not a baseline's spelling", |(p, _)| {
-                        !["random", "greedy", "alphabeta", "ab", "uci"].contains(&p.split(':').next().unwrap_or(""))
+                        !["random", "greedy", "alphabeta", "ab", "uci", "xboard"]
+                            .contains(&p.split(':').next().unwrap_or(""))
                             || !p.contains(':')
                     })
                     .prop_map(|(p, simulations)| PlayerSpec::Checkpoint { path: p.into(), simulations }),
                 (
+                    prop_oneof![Just(Protocol::Uci), Just(Protocol::Xboard)],
                     "[a-zA-Z0-9_./-]{1,12}",
                     (option::of(1u32..=64), option::of(1u64..), option::of(1u64..=MAX_MOVE_MS)),
                     option::of(1u64..=MAX_MOVE_MS),
                     proptest::collection::vec(("[A-Z][a-zA-Z_ ]{0,8}[a-z]", "[a-zA-Z0-9_./]{0,8}"), 0..3),
                 )
-                    .prop_filter("a search limit, distinct options", |(_, (d, n, t), _, options)| {
-                        let names: std::collections::HashSet<String> =
-                            options.iter().map(|(k, _)| k.to_ascii_lowercase()).collect();
-                        (d.is_some() || n.is_some() || t.is_some()) && names.len() == options.len()
+                    .prop_map(|(protocol, path, (depth, nodes, movetime), timeout, options)| {
+                        // CECP: no node limit, whole seconds.
+                        let (nodes, movetime) = match protocol {
+                            Protocol::Uci => (nodes, movetime),
+                            Protocol::Xboard => (None, movetime.map(|t| (t / 1000).max(1) * 1000)),
+                        };
+                        EngineSpec { protocol, path: path.into(), depth, nodes, movetime, timeout, options }
                     })
-                    .prop_map(|(path, (depth, nodes, movetime), timeout, options)| {
-                        PlayerSpec::Uci(UciSpec { path: path.into(), depth, nodes, movetime, timeout, options })
-                    }),
+                    .prop_filter("a search limit, distinct options", |e| {
+                        let names: std::collections::HashSet<String> =
+                            e.options.iter().map(|(k, _)| k.to_ascii_lowercase()).collect();
+                        (e.depth.is_some() || e.nodes.is_some() || e.movetime.is_some())
+                            && names.len() == e.options.len()
+                    })
+                    .prop_map(PlayerSpec::Engine),
             ]
         }
 
@@ -605,7 +622,7 @@ mod tests {
                     | PlayerSpec::Greedy { .. }
                     | PlayerSpec::AlphaBeta { .. }
                     | PlayerSpec::Checkpoint { .. }
-                    | PlayerSpec::Uci(_) => {}
+                    | PlayerSpec::Engine(_) => {}
                 }
                 let text = spec.to_string();
                 let parsed: PlayerSpec = text.parse().unwrap();
@@ -649,7 +666,8 @@ mod tests {
                 ("/abs/ckpt@1", PlayerSpec::Checkpoint { path: "/abs/ckpt".into(), simulations: 1 }),
                 (
                     "uci:/usr/games/fairy-stockfish:depth=1:VariantPath=engines/variants.ini",
-                    PlayerSpec::Uci(UciSpec {
+                    PlayerSpec::Engine(EngineSpec {
+                        protocol: Protocol::Uci,
                         path: "/usr/games/fairy-stockfish".into(),
                         depth: Some(1),
                         nodes: None,

@@ -25,7 +25,7 @@ pub struct BalanceArgs {
 
     /// The player, playing both sides: random, greedy[:values=SOURCE], alphabeta:DEPTH[:values=SOURCE]
     /// or a checkpoint directory [@SIMULATIONS]
-    /// or a UCI engine, uci:PATH:depth=N|nodes=N|movetime=MS[:Option=value...]
+    /// or an engine, uci:PATH:depth=N|nodes=N|movetime=MS[:Option=value...] (xboard:PATH:... for CECP)
     #[arg(long, value_parser = PlayerSpec::parse)]
     pub player: PlayerSpec,
 
@@ -100,7 +100,7 @@ pub struct PieceValuesArgs {
 
     /// The player of `matches`, both sides: alphabeta/greedy need values=uniform or
     /// values=mobility; or a checkpoint directory [@SIMULATIONS]
-    /// or a UCI engine, uci:PATH:depth=N|nodes=N|movetime=MS[:Option=value...]
+    /// or an engine, uci:PATH:depth=N|nodes=N|movetime=MS[:Option=value...] (xboard:PATH:... for CECP)
     #[arg(long, value_parser = PlayerSpec::parse)]
     pub player: Option<PlayerSpec>,
 

@@ -26,7 +26,7 @@ pub struct MatchArgs {
     /// Player A: random, greedy[:values=SOURCE], alphabeta:DEPTH[:nodes=N][:ms=N][:values=SOURCE],
     /// alphabeta:nodes=N, alphabeta:ms=N (N milliseconds per move), or a checkpoint directory
     /// with an optional search budget, PATH@SIMS;
-    /// or a UCI engine, uci:PATH:depth=N|nodes=N|movetime=MS[:timeout=MS][:Option=value...]
+    /// or an engine, uci:PATH:depth=N|nodes=N|movetime=MS[:timeout=MS][:Option=value...] (xboard:PATH:... for CECP)
     #[arg(value_parser = PlayerSpec::parse)]
     pub a: PlayerSpec,
 
