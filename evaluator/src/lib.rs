@@ -3,11 +3,11 @@
 //! run's checkpoints.
 //!
 //! - [`player`]: the [`Player`] trait, [`PlayerSpec`] (`random`, `greedy`, `alphabeta:DEPTH`,
-//!   `alphabeta:ms=N`, `uci:PATH:depth=N`, `PATH@SIMS`) and [`Contestant`] (a player factory, one player per game,
-//!   marked CPU-bound or not);
+//!   `alphabeta:ms=N`, `uci:PATH:depth=N`, `xboard:PATH:depth=N`, `PATH@SIMS`) and
+//!   [`Contestant`] (a player factory, one player per game, marked CPU-bound or not);
 //! - [`external`]: external UCI and CECP engines as players (`uci:PATH:depth=N:Option=value`,
-//!   `xboard:PATH:depth=N`), their
-//!   variant check, timeouts and crashes (a forfeit with its reason);
+//!   `xboard:PATH:depth=N`), their variant check, timeouts and crashes (a forfeit with its
+//!   reason);
 //! - [`values`]: piece values (the variant's, estimated from mobility, or uniform);
 //! - [`alphabeta`]: the alpha-beta baseline engine;
 //! - [`search_player`]: a checkpoint as a player (the self-play crate's search with a net that
