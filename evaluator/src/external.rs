@@ -86,7 +86,7 @@ const SHIPPED_INI: &[(&str, &str)] = &[("antilosalamos", "antilosalamos"), ("kin
 pub const SHIPPED_INI_PATH: &str = "engines/variants.ini";
 
 /// The name under which a UCI engine (Fairy-Stockfish) knows fairyzero's variant `name`: the
-/// same name for [`SAME_NAME`] and any variant not in the table (the engine's list decides), the
+/// same name for the variants whose built-in rules are fairyzero's and any other variant (the engine's list decides), the
 /// section of `engines/variants.ini` for the others.
 pub fn uci_variant_name(name: &str) -> &str {
     SHIPPED_INI.iter().find(|(fz, _)| *fz == name).map_or(name, |(_, ini)| ini)
