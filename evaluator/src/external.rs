@@ -85,9 +85,9 @@ const SHIPPED_INI: &[(&str, &str)] = &[("antilosalamos", "antilosalamos"), ("kin
 /// The path of the shipped variants file, relative to the repository.
 pub const SHIPPED_INI_PATH: &str = "engines/variants.ini";
 
-/// The name under which a UCI engine (Fairy-Stockfish) knows fairyzero's variant `name`: the
-/// same name for the variants whose built-in rules are fairyzero's and any other variant (the engine's list decides), the
-/// section of `engines/variants.ini` for the others.
+/// The name under which an engine (Fairy-Stockfish) knows fairyzero's variant `name`: the
+/// section of `engines/variants.ini` for the variants it ships, else the same name (the
+/// engine's list of variants decides whether it knows it).
 pub fn uci_variant_name(name: &str) -> &str {
     SHIPPED_INI.iter().find(|(fz, _)| *fz == name).map_or(name, |(_, ini)| ini)
 }
