@@ -218,7 +218,8 @@ mod tests {
                 // The flag alone in a command of its own: the subcommand's other required
                 // arguments do not get in the way.
                 let long = arg.get_long().unwrap_or_else(|| panic!("{flag}: not a --flag"));
-                let alone = clap::Command::new("alone").arg(arg.clone().required(false));
+                let alone = clap::Command::new("alone")
+                    .arg(arg.clone().required(false).requires(clap::builder::Resettable::<clap::Id>::Reset));
                 let parse = |value: &str| alone.clone().try_get_matches_from(["alone", &format!("--{long}={value}")]);
                 assert!(parse(&max.to_string()).is_ok(), "{flag}: its maximum {max} is refused");
                 let too_big = if float { format!("{max}.5") } else { (max + 1).to_string() };
@@ -280,6 +281,10 @@ mod tests {
             (&["bench", "net"], LibtorchUse::Needs),
             (&["bench", "selfplay", "--net", "latency:20ms+10us"], LibtorchUse::None),
             (&["train", "--config", "c.toml", "--print-config"], LibtorchUse::Needs),
+            (&["uci", "--player", "alphabeta:2"], LibtorchUse::None),
+            (&["uci", "--net", "random:tiny"], LibtorchUse::Needs),
+            (&["export-model", "--run", ckpt, "--out", "o"], LibtorchUse::None),
+            (&["compare", "--run", &format!("a={ckpt}"), "--out", "o"], LibtorchUse::None),
         ];
         for (args, expected) in cases {
             let cli = Cli::try_parse_from(std::iter::once(&"fairyzero").chain(args.iter()))

@@ -69,8 +69,10 @@ pub struct ExportModelArgs {
     #[arg(long)]
     pub force: bool,
 
-    /// Refuse when the exported folder would be larger than this many bytes
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_BYTES)]
+    /// Refuse when the exported folder would be larger than this many bytes (at least 1, at
+    /// most 1,000,000,000,000; the repository's limit for shipped nets is the default)
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_BYTES,
+          value_parser = crate::limits::count::<u64>(1, 1_000_000_000_000))]
     pub max_bytes: u64,
 }
 
