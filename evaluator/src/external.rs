@@ -796,7 +796,9 @@ pub fn engine_factory(
     let first = Engine::start(spec, &name, variant)?;
     let shared =
         Arc::new(Shared { spec: spec.clone(), name, variant: Arc::clone(variant), idle: Mutex::new(vec![first]) });
-    Ok(move || -> Box<dyn Player> { Box::new(EnginePlayer { shared: Arc::clone(&shared), engine: None, failed: None }) })
+    Ok(move || -> Box<dyn Player> {
+        Box::new(EnginePlayer { shared: Arc::clone(&shared), engine: None, failed: None })
+    })
 }
 
 /// An external engine playing one game.
