@@ -17,7 +17,10 @@
 //! that a tool measuring piece values can run the engine with uniform or mobility values.
 
 use std::{
-    sync::Arc,
+    sync::{
+        atomic::{AtomicBool, Ordering},
+        Arc,
+    },
     time::{Duration, Instant},
 };
 
@@ -26,8 +29,9 @@ use fairyzero_rules::{variant::RoyalRule, Color, Move, MoveKind, MoveList, Outco
 use crate::values::{PieceValues, ValueSource};
 
 /// Search settings. At least one of `depth`, `nodes` and `time` should be set; with none the
-/// engine searches depth 2. With several, the first limit reached ends the search.
-#[derive(Clone, Debug, PartialEq)]
+/// engine searches depth 2. With several, the first limit reached ends the search (a `stop`
+/// flag set by another thread counts as one).
+#[derive(Clone, Debug)]
 pub struct AlphaBetaConfig {
     /// Deepest iteration (plies, before quiescence).
     pub depth: Option<u32>,
@@ -46,6 +50,30 @@ pub struct AlphaBetaConfig {
     pub tt_bits: Option<u32>,
     /// Most plies of quiescence below the nominal depth.
     pub qsearch_plies: u32,
+    /// Ends the search when another thread sets it (an engine's `stop`, a GUI's "move now"):
+    /// read with the clock, every [`CLOCK_CHECK_NODES`] nodes, so the search answers within
+    /// about a millisecond. The flag is not cleared by the search.
+    pub stop: Option<Arc<AtomicBool>>,
+}
+
+/// Two configurations are equal when their settings are and they watch the same stop flag
+/// (the flag's identity, not its current value).
+impl PartialEq for AlphaBetaConfig {
+    fn eq(&self, other: &Self) -> bool {
+        let same_stop = match (&self.stop, &other.stop) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        };
+        same_stop
+            && self.depth == other.depth
+            && self.nodes == other.nodes
+            && self.time == other.time
+            && self.values == other.values
+            && self.mobility_cp == other.mobility_cp
+            && self.tt_bits == other.tt_bits
+            && self.qsearch_plies == other.qsearch_plies
+    }
 }
 
 impl Default for AlphaBetaConfig {
@@ -58,6 +86,7 @@ impl Default for AlphaBetaConfig {
             mobility_cp: 4,
             tt_bits: None,
             qsearch_plies: 12,
+            stop: None,
         }
     }
 }
@@ -72,6 +101,23 @@ pub struct SearchResult {
     pub depth: u32,
     pub nodes: u64,
     pub seconds: f64,
+}
+
+/// What a completed iteration of [`AlphaBeta::search_with`] found, for a progress report.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Iteration {
+    /// The iteration's depth (plies before quiescence).
+    pub depth: u32,
+    /// Centipawns for the side to move; mates are near ±[`MATE`].
+    pub score: i32,
+    /// Nodes of the whole search so far.
+    pub nodes: u64,
+    pub elapsed: Duration,
+    /// The principal variation, read from the transposition table (its best moves from the
+    /// root on, while each is legal and the line does not repeat a position): at least the
+    /// iteration's best move, at most `depth` moves; an entry overwritten by another position
+    /// ends it early.
+    pub pv: Vec<Move>,
 }
 
 /// Score of a win at the root; a win `n` plies away scores `MATE - n`.
@@ -187,8 +233,32 @@ impl AlphaBeta {
         s + self.config.mobility_cp * (mobility_us - mobility_them)
     }
 
+    /// The search limits of the next searches (the tables are kept: an engine changes its
+    /// budget from move to move within one game).
+    pub fn set_limits(&mut self, depth: Option<u32>, nodes: Option<u64>, time: Option<Duration>) {
+        self.config.depth = depth;
+        self.config.nodes = nodes;
+        self.config.time = time;
+    }
+
+    /// The stop flag of the next searches (see [`AlphaBetaConfig::stop`]).
+    pub fn set_stop(&mut self, stop: Option<Arc<AtomicBool>>) {
+        self.config.stop = stop;
+    }
+
+    pub fn config(&self) -> &AlphaBetaConfig {
+        &self.config
+    }
+
     /// Searches `pos` (returned unchanged) within the configured depth, node and time budgets.
     pub fn search(&mut self, pos: &mut Position) -> SearchResult {
+        self.search_with(pos, &mut |_| {})
+    }
+
+    /// [`AlphaBeta::search`], calling `progress` after every completed iteration (not after
+    /// one cut short by a budget or the stop flag). A root with one legal move or a game
+    /// already over is not searched, and reports nothing.
+    pub fn search_with(&mut self, pos: &mut Position, progress: &mut dyn FnMut(&Iteration)) -> SearchResult {
         let started = Instant::now();
         self.nodes = 0;
         self.stopped = false;
@@ -235,6 +305,8 @@ impl AlphaBeta {
                 break;
             }
             completed = depth;
+            let pv = self.tt_pv(pos, best, depth as usize);
+            progress(&Iteration { depth, score: s, nodes: self.nodes, elapsed: started.elapsed(), pv });
             if s.abs() >= MATE_BOUND {
                 break;
             }
@@ -244,17 +316,21 @@ impl AlphaBeta {
 
     /// The node count at which [`AlphaBeta::out_of_budget`] is asked next.
     fn next_check(&self) -> u64 {
-        match self.deadline {
-            Some(_) => self.budget.min(self.nodes.saturating_add(CLOCK_CHECK_NODES)),
-            None => self.budget,
+        if self.deadline.is_some() || self.config.stop.is_some() {
+            self.budget.min(self.nodes.saturating_add(CLOCK_CHECK_NODES))
+        } else {
+            self.budget
         }
     }
 
-    /// Called when `nodes` reaches `check_at`: whether a budget is spent (then the search
-    /// stops), else when to ask again.
+    /// Called when `nodes` reaches `check_at`: whether a budget is spent or the stop flag set
+    /// (then the search stops), else when to ask again.
     #[cold]
     fn out_of_budget(&mut self) -> bool {
-        if self.nodes >= self.budget || self.deadline.is_some_and(|d| Instant::now() >= d) {
+        if self.nodes >= self.budget
+            || self.config.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed))
+            || self.deadline.is_some_and(|d| Instant::now() >= d)
+        {
             return true;
         }
         self.check_at = self.next_check();
@@ -543,6 +619,38 @@ impl AlphaBeta {
         (f < self.nsq && t < self.nsq).then_some(f * self.nsq + t)
     }
 
+    /// The principal variation below `pos`: `first`, then the transposition table's best move
+    /// of each following position, while the entry is there, its move legal, and the line
+    /// repeats no position; at most `max` moves.
+    fn tt_pv(&self, pos: &mut Position, first: Option<Move>, max: usize) -> Vec<Move> {
+        let mut pv = Vec::new();
+        let Some(first) = first else { return pv };
+        let mut seen = vec![pos.search_key()];
+        let mut legal = MoveList::new();
+        let mut next = Some(first);
+        while let Some(m) = next {
+            if pv.len() >= max.max(1) {
+                break;
+            }
+            pos.legal_moves(&mut legal);
+            if !legal.contains(&m) || pos.outcome_with(&legal).is_some() {
+                break;
+            }
+            pos.make(m);
+            pv.push(m);
+            let key = pos.search_key();
+            if seen.contains(&key) {
+                break;
+            }
+            seen.push(key);
+            next = self.tt_probe(key).and_then(|e| e.mv);
+        }
+        for _ in 0..pv.len() {
+            pos.unmake();
+        }
+        pv
+    }
+
     fn tt_probe(&self, key: u64) -> Option<TtEntry> {
         let e = self.tt[key as usize & (self.tt.len() - 1)]?;
         (e.key == key).then_some(e)
@@ -694,6 +802,87 @@ mod tests {
         // finds when the clock never runs out.
         let mut plain = AlphaBeta::new(&v, AlphaBetaConfig { nodes: Some(3_000), ..AlphaBetaConfig::default() });
         assert_eq!(plain.search(&mut pos).best, r.best);
+    }
+
+    /// Every completed iteration is reported once, in order, with the search's running node
+    /// count; the last report is the result, and each PV is a legal line starting with the
+    /// iteration's best move.
+    #[test]
+    fn progress_reports_each_iteration_with_a_legal_pv() {
+        let (v, mut e) = engine("chess", 4);
+        let mut pos = Position::start(Arc::clone(&v));
+        let mut seen: Vec<Iteration> = Vec::new();
+        let r = e.search_with(&mut pos, &mut |it| seen.push(it.clone()));
+        assert_eq!(seen.iter().map(|i| i.depth).collect::<Vec<_>>(), [1, 2, 3, 4], "{seen:?}");
+        assert!(seen.windows(2).all(|w| w[0].nodes < w[1].nodes && w[0].elapsed <= w[1].elapsed), "{seen:?}");
+        let last = seen.last().unwrap();
+        assert_eq!((last.score, last.nodes, Some(last.pv[0])), (r.score, r.nodes, r.best));
+        for it in &seen {
+            assert!(!it.pv.is_empty() && it.pv.len() <= it.depth as usize, "{it:?}");
+            let mut p = pos.clone();
+            for m in &it.pv {
+                let mut legal = MoveList::new();
+                p.legal_moves(&mut legal);
+                assert!(legal.contains(m), "illegal PV move in {it:?}");
+                p.make(*m);
+            }
+        }
+        // Depth 4 from the start: the table holds the whole line.
+        assert!(last.pv.len() >= 2, "{last:?}");
+        // A mate in two: the PV is the mating line, ending in checkmate.
+        let (v, mut e) = engine("chess", 3);
+        let mut pos = Position::from_fen(Arc::clone(&v), "7k/8/8/8/8/8/R7/1R4K1 w - - 0 1").unwrap();
+        let mut last = None;
+        e.search_with(&mut pos, &mut |it| last = Some(it.clone()));
+        let last = last.unwrap();
+        assert_eq!((last.depth, last.score, last.pv.len()), (3, MATE - 3, 3), "{last:?}");
+        for m in &last.pv {
+            pos.make(*m);
+        }
+        let mut legal = MoveList::new();
+        pos.legal_moves(&mut legal);
+        assert!(legal.is_empty() && pos.in_check(pos.side_to_move()), "{}", pos.to_fen());
+    }
+
+    /// The stop flag ends a search that no limit would end for hours, within a few
+    /// milliseconds, with a legal move from the last completed iteration; a flag set before
+    /// the search still gives a move.
+    #[test]
+    fn stop_flag_ends_the_search_at_once() {
+        let v = Variant::load("chess").unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut e = AlphaBeta::new(
+            &v,
+            AlphaBetaConfig { depth: Some(64), stop: Some(Arc::clone(&stop)), ..AlphaBetaConfig::default() },
+        );
+        let mut pos = Position::start(Arc::clone(&v));
+        let setter = {
+            let stop = Arc::clone(&stop);
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(100));
+                stop.store(true, Ordering::SeqCst);
+                Instant::now()
+            })
+        };
+        let mut depths = Vec::new();
+        let r = e.search_with(&mut pos, &mut |it| depths.push(it.depth));
+        let returned = Instant::now();
+        let set_at = setter.join().unwrap();
+        let late = returned.saturating_duration_since(set_at);
+        assert!(late < Duration::from_millis(50), "answered {late:?} after the stop: {r:?}");
+        assert!(r.depth >= 1 && r.depth < 64 && depths.last() == Some(&r.depth), "{r:?} {depths:?}");
+        let mut legal = MoveList::new();
+        pos.legal_moves(&mut legal);
+        assert!(legal.contains(&r.best.unwrap()));
+        // Already set: the first check ends it, and the root's first move is played.
+        let started = Instant::now();
+        let r = e.search(&mut pos);
+        assert!(started.elapsed() < Duration::from_millis(50) && r.nodes <= 2 * CLOCK_CHECK_NODES, "{r:?}");
+        assert!(legal.contains(&r.best.unwrap()));
+        // Configurations compare their flag by identity.
+        let other = AlphaBetaConfig { stop: Some(Arc::new(AtomicBool::new(true))), ..e.config().clone() };
+        assert_ne!(&other, e.config());
+        assert_eq!(&e.config().clone(), e.config());
     }
 
     #[test]
