@@ -1,4 +1,4 @@
-//! External engines as players (`uci:PATH:...`, docs/engines-external.md) through the real
+//! External engines as players (`uci:PATH:...`, docs/engines.md, "External engines as players") through the real
 //! `fairyzero` binary: a match against Fairy-Stockfish, anti-Los Alamos through the shipped
 //! `engines/variants.ini` (its perft against fairyzero's rules), the variant check before any
 //! game, and engines that crash or hang (the match completes, the games are forfeited with a

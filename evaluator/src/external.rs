@@ -1,5 +1,5 @@
 //! External engines as players: a UCI or CECP (XBoard) engine (Fairy-Stockfish, or any other)
-//! run as a child process, spoken to over its stdin and stdout (docs/engines-external.md).
+//! run as a child process, spoken to over its stdin and stdout (docs/engines.md, "External engines as players").
 //!
 //! # The conversation (UCI)
 //!
