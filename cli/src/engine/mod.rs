@@ -11,14 +11,17 @@
 //! - [`Engine::set_threads`], [`Engine::set_hash_mb`], [`Engine::options_mut`] (MultiPV, move
 //!   overhead, WDL);
 //! - [`Engine::go`] with [`GoLimits`] (nodes, depth, move time, clock, infinite), a stop flag
-//!   that another thread may set at any time, and an info callback that receives a
-//!   [`SearchInfo`] after each iteration (alpha-beta) or about twice a second (MCTS); it returns
-//!   the [`BestMove`].
+//!   that another thread may set at any time (the search ends within a network batch or, for
+//!   alpha-beta, about a millisecond), and an info callback that receives a [`SearchInfo`]
+//!   after each completed iteration (alpha-beta, with the PV from its transposition table) or
+//!   about twice a second (MCTS); it returns the [`BestMove`].
+//! - [`Engine::play`] and [`Engine::undo`]: one move at a time (XBoard's `usermove`/`undo`).
 //!
 //! Scores: alpha-beta's are centipawns already; a net's value `q` in [-1, 1] becomes
 //! [`value_to_cp`] (lc0's mapping, see docs/engines.md).
 
 pub mod uci;
+pub mod xboard;
 
 use std::{
     sync::{
@@ -30,7 +33,7 @@ use std::{
 
 use anyhow::{bail, Context, Result};
 use fairyzero_evaluator::{
-    alphabeta::{AlphaBeta, AlphaBetaConfig, SearchResult, MATE},
+    alphabeta::{AlphaBeta, AlphaBetaConfig, Iteration, MATE},
     PlayerSpec, SearchParams, ValueSource,
 };
 use fairyzero_model::{service::ServiceConfig, Backend, PrecisionSetting};
@@ -45,12 +48,6 @@ use crate::network::{BackendOptions, NetRuntime, NetSpec};
 
 /// The most simulations one search may plan (the selfplay crate's limit).
 const MAX_SIMULATIONS: u32 = fairyzero_selfplay::limits::MAX_SIMULATIONS as u32;
-
-/// Alpha-beta searches in slices of this much wall time: its search has no stop flag, but it
-/// keeps its transposition table between calls, so a new call runs the completed iterations
-/// again from the table (a few nodes per root move) and goes on where the previous one was cut
-/// off. A `stop` is answered within one slice.
-const AB_SLICE: Duration = Duration::from_millis(25);
 
 /// Deepest alpha-beta iteration (the alpha-beta player's own bound).
 const AB_MAX_DEPTH: u32 = 64;
@@ -244,17 +241,10 @@ struct AbPlayer {
     nodes: Option<u64>,
     ms: Option<u64>,
     values: ValueSource,
-    /// The searcher of the last `go`, kept with its transposition table while its settings
-    /// (the table size) stay the same; dropped by `ucinewgame` and variant changes.
-    engine: Option<(AbKey, AlphaBeta)>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct AbKey {
-    depth: u32,
-    nodes: Option<u64>,
-    time: Option<Duration>,
-    tt_bits: u32,
+    /// The searcher of the last `go` and its table size (`tt_bits`), kept with its
+    /// transposition table from move to move while the size stays the same; dropped by a new
+    /// game and variant changes.
+    engine: Option<(u32, AlphaBeta)>,
 }
 
 /// The engine core.
@@ -373,9 +363,44 @@ impl<'r> Engine<'r> {
         Ok(())
     }
 
+    /// Plays one move (the project's notation) on the current position; an illegal or
+    /// malformed move changes nothing, and the error says why.
+    pub fn play(&mut self, text: &str) -> Result<()> {
+        let m = self.pos.parse_move(text).map_err(|e| anyhow::anyhow!("{e}"))?;
+        self.pos.make(m);
+        Ok(())
+    }
+
+    /// The legal move of the current position that `text` names, in the project's notation.
+    pub fn parse_move(&mut self, text: &str) -> Result<Move> {
+        self.pos.parse_move(text).map_err(|e| anyhow::anyhow!("{e}"))
+    }
+
+    /// Takes back the last move played since the position was set; false when there is none.
+    pub fn undo(&mut self) -> bool {
+        if self.pos.ply() > self.start.ply() {
+            self.pos.unmake();
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Moves played since the position was set (a start or a FEN).
+    pub fn moves_played(&self) -> u32 {
+        self.pos.ply() - self.start.ply()
+    }
+
+    /// How the game stands at the current position: `None` while it goes on.
+    pub fn outcome(&mut self) -> Option<fairyzero_rules::Outcome> {
+        let mut legal = MoveList::new();
+        self.pos.legal_moves(&mut legal);
+        self.pos.outcome_with(&legal)
+    }
+
     /// Searches the current position within `limits` until done or `stop` is set; `info` gets
     /// the progress. With `limits.infinite` the result waits for `stop`.
-    pub fn go(&mut self, limits: &GoLimits, stop: &AtomicBool, info: &mut dyn FnMut(&SearchInfo)) -> BestMove {
+    pub fn go(&mut self, limits: &GoLimits, stop: &Arc<AtomicBool>, info: &mut dyn FnMut(&SearchInfo)) -> BestMove {
         let started = Instant::now();
         let mut legal = MoveList::new();
         self.pos.legal_moves(&mut legal);
@@ -395,9 +420,7 @@ impl<'r> Engine<'r> {
         let budget = limits.time_budget(side, self.options.move_overhead);
         let best = match &mut self.player {
             Player::Net(net) => net.go(&self.pos, limits, budget, &self.options, started, stop, info),
-            Player::AlphaBeta(ab) => {
-                ab.go(&self.pos, &self.variant, limits, budget, &self.options, started, stop, info)
-            }
+            Player::AlphaBeta(ab) => ab.go(&self.pos, &self.variant, limits, budget, &self.options, stop, info),
         };
         wait_for_stop(limits, stop);
         best
@@ -646,6 +669,8 @@ fn ab_entry_bytes() -> usize {
 }
 
 impl AbPlayer {
+    /// One search that ends at its limits or as soon as `stop` is set (the alpha-beta player
+    /// reads the flag with its clock), with an info line per completed iteration.
     #[allow(clippy::too_many_arguments)]
     fn go(
         &mut self,
@@ -654,8 +679,7 @@ impl AbPlayer {
         limits: &GoLimits,
         budget: Option<Duration>,
         options: &EngineOptions,
-        started: Instant,
-        stop: &AtomicBool,
+        stop: &Arc<AtomicBool>,
         info: &mut dyn FnMut(&SearchInfo),
     ) -> BestMove {
         // A go without limits plays as `alphabeta:...` would.
@@ -667,68 +691,69 @@ impl AbPlayer {
         let target = depth.unwrap_or(AB_MAX_DEPTH).clamp(1, AB_MAX_DEPTH);
         let entries = (options.hash_mb.max(1) << 20) / ab_entry_bytes();
         let tt_bits = (usize::BITS - 1 - entries.max(16).leading_zeros()).clamp(4, 28);
-        // A node budget is one call (deterministic, as `alphabeta:nodes=N` in a match), within
-        // the time budget if any; otherwise slices (see AB_SLICE).
-        let sliced = nodes.is_none();
-        let key = AbKey { depth: target, nodes, time: if sliced { Some(AB_SLICE) } else { budget }, tt_bits };
+        // The table is kept from move to move of a game: the next search starts with the
+        // previous one's best moves for move ordering.
         let mut engine = match self.engine.take() {
-            Some((k, e)) if k == key => e,
+            Some((bits, e)) if bits == tt_bits => e,
             _ => {
                 let mut e = AlphaBeta::new(
                     variant,
-                    AlphaBetaConfig {
-                        depth: Some(target),
-                        nodes,
-                        time: key.time,
-                        values: self.values,
-                        tt_bits: Some(tt_bits),
-                        ..AlphaBetaConfig::default()
-                    },
+                    AlphaBetaConfig { values: self.values, tt_bits: Some(tt_bits), ..AlphaBetaConfig::default() },
                 );
                 e.new_game(u32::MAX);
                 e
             }
         };
-        let deadline = budget.map(|b| started + b);
+        engine.set_limits(Some(target), nodes, budget);
+        engine.set_stop(Some(Arc::clone(stop)));
         let mut p = pos.clone();
-        let mut total_nodes = 0u64;
-        let mut best: Option<SearchResult> = None;
-        loop {
-            if stop.load(Ordering::Relaxed) {
-                break;
-            }
-            // The last slice would overrun the budget: stop with what the earlier ones found.
-            if sliced && deadline.is_some_and(|d| Instant::now() + AB_SLICE > d) && best.is_some() {
-                break;
-            }
-            let r = engine.search(&mut p);
-            total_nodes += r.nodes;
-            let deeper = best.as_ref().is_none_or(|b| r.depth > b.depth);
-            let finished = r.depth >= target
-                || r.nodes == 0
-                || matches!(alpha_beta_score(r.score), Score::Mate(_)) && r.depth > 0
-                || !sliced;
-            if deeper || best.as_ref().is_some_and(|b| r.depth == b.depth) {
-                if deeper && r.best.is_some() {
-                    let pv = r.best.map(|m| vec![pos.move_to_string(&m)]).unwrap_or_default();
-                    info(&SearchInfo {
-                        depth: r.depth.max(1),
-                        seldepth: None,
-                        nodes: total_nodes,
-                        elapsed: started.elapsed(),
-                        lines: vec![PvLine { score: alpha_beta_score(r.score), pv, wdl: None }],
-                    });
-                }
-                best = Some(r);
-            }
-            if finished {
-                break;
+        // Whether an iteration was reported (else the move is reported below).
+        let mut reported = false;
+        let mut report = |it: &Iteration| {
+            let pv = ab_pv(pos, &it.pv);
+            info(&SearchInfo {
+                depth: it.depth,
+                seldepth: None,
+                nodes: it.nodes,
+                elapsed: it.elapsed,
+                lines: vec![PvLine { score: alpha_beta_score(it.score), pv, wdl: None }],
+            });
+            reported = true;
+        };
+        let r = engine.search_with(&mut p, &mut report);
+        engine.set_stop(None);
+        self.engine = Some((tt_bits, engine));
+        let best = r.best.map(|m| pos.move_to_string(&m));
+        // A search stopped inside its first iteration, or a root with one move (not searched),
+        // still reports the move it plays.
+        if !reported {
+            if let Some(b) = &best {
+                info(&SearchInfo {
+                    depth: r.depth.max(1),
+                    seldepth: None,
+                    nodes: r.nodes,
+                    elapsed: Duration::from_secs_f64(r.seconds),
+                    lines: vec![PvLine { score: alpha_beta_score(r.score), pv: vec![b.clone()], wdl: None }],
+                });
             }
         }
-        self.engine = Some((key, engine));
-        let best = best.and_then(|r| r.best).map(|m| pos.move_to_string(&m));
+        // No ponder move: the PV's reply is in the info lines, and `bestmove` stays the plain
+        // form cli/tests/uci.rs checks for alpha-beta.
         BestMove { best, ponder: None, game_over: None }
     }
+}
+
+/// A PV of moves as text, each printed on the position it is played from.
+fn ab_pv(pos: &Position, moves: &[Move]) -> Vec<String> {
+    let mut p = pos.clone();
+    moves
+        .iter()
+        .map(|&m| {
+            let text = p.move_to_string(&m);
+            p.make(m);
+            text
+        })
+        .collect()
 }
 
 #[cfg(test)]

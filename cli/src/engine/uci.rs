@@ -1,8 +1,8 @@
 //! The UCI front end of [`Engine`]: reads commands line by line, answers on the output.
 //!
 //! A reader thread reads the input so that `stop`, `quit` and `isready` are seen while a search
-//! runs (the search runs on the calling thread and polls the stop flag between batches or
-//! slices). Bad input never ends the engine: it answers `info string error: ...` and goes on,
+//! runs (the search runs on the calling thread and polls the stop flag between network
+//! batches, or every few hundred alpha-beta nodes). Bad input never ends the engine: it answers `info string error: ...` and goes on,
 //! as Stockfish does. The commands, options and the fairyzero extensions are in
 //! docs/engines.md.
 
@@ -56,8 +56,8 @@ impl<W: Write + Send> Output<W> {
 /// between the two.
 struct Shared {
     counts: Mutex<Counts>,
-    /// The running search's stop flag.
-    stop: AtomicBool,
+    /// The running search's stop flag (shared with the alpha-beta player, which reads it).
+    stop: Arc<AtomicBool>,
 }
 
 #[derive(Default)]
@@ -89,7 +89,7 @@ where
     R: BufRead + Send + 'static,
     W: Write + Send + 'static,
 {
-    let shared = Arc::new(Shared { counts: Mutex::default(), stop: AtomicBool::new(false) });
+    let shared = Arc::new(Shared { counts: Mutex::default(), stop: Arc::new(AtomicBool::new(false)) });
     let (tx, rx) = mpsc::channel::<String>();
     {
         let shared = Arc::clone(&shared);
