@@ -27,6 +27,7 @@ pub mod selfplay;
 pub mod show_game;
 pub mod train;
 pub mod uci;
+pub mod xboard;
 
 use clap::Subcommand;
 use fairyzero_evaluator::PlayerSpec;
@@ -67,6 +68,8 @@ pub enum Command {
     ExportModel(model::ExportModelArgs),
     /// Play as a UCI engine on stdin/stdout, with a net or the alpha-beta player behind it (docs/engines.md)
     Uci(uci::UciArgs),
+    /// Play as an XBoard (CECP v2) engine on stdin/stdout, with a net or the alpha-beta player behind it (docs/engines.md)
+    Xboard(xboard::XboardArgs),
 }
 
 /// What a parsed command needs of libtorch.
@@ -105,6 +108,7 @@ impl Command {
             Command::Bench(args) => args.libtorch_use(),
             Command::Train(_) => LibtorchUse::Needs,
             Command::Uci(args) => needs(args.net.is_some()),
+            Command::Xboard(args) => needs(args.net.is_some()),
         }
     }
 
@@ -126,6 +130,7 @@ impl Command {
             Command::PieceValues(args) => designer::piece_values(args, net),
             Command::ExportModel(args) => model::run(args),
             Command::Uci(args) => uci::run(args, net),
+            Command::Xboard(args) => xboard::run(args, net),
         }
     }
 }

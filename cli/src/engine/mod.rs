@@ -84,6 +84,23 @@ impl PlayerSetup {
     }
 }
 
+/// `--net DIR@SIMS` split into the net and its simulations (default
+/// [`fairyzero_evaluator::player::DEFAULT_SIMULATIONS`]); the simulations follow the last `@`.
+pub fn split_simulations(text: &str) -> Result<(String, u32)> {
+    match text.rsplit_once('@') {
+        Some((net, sims)) if !sims.is_empty() && sims.bytes().all(|b| b.is_ascii_digit()) => {
+            let n: u64 = sims.parse().with_context(|| format!("--net {text}: bad simulation count"))?;
+            anyhow::ensure!(
+                (1..=crate::limits::MAX_SIMULATIONS).contains(&n),
+                "--net {text}: simulations must be from 1 to {}",
+                crate::limits::MAX_SIMULATIONS
+            );
+            Ok((net.to_string(), n as u32))
+        }
+        _ => Ok((text.to_string(), fairyzero_evaluator::player::DEFAULT_SIMULATIONS)),
+    }
+}
+
 /// Engine settings a front end exposes as options.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EngineOptions {
