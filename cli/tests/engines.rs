@@ -280,7 +280,12 @@ fn crashed_and_hung_engines_forfeit_and_the_match_goes_on() {
     let games = stored_games(run.path());
     assert_eq!(games.len(), 4);
     // One move of the engine each time: it crashed mid-game, not at the start.
-    assert!(games.iter().all(|g| g["reason"] == "illegal move" && g["plies"].as_u64().unwrap() >= 2), "{games:?}");
+    assert!(games.iter().all(|g| g["reason"] == "forfeit" && g["plies"].as_u64().unwrap() >= 2), "{games:?}");
+    // The stored record says why, with the engine's last stderr lines.
+    assert!(
+        games.iter().all(|g| g["forfeit"].as_str().is_some_and(|f| f.contains("the engine exited (exit status: 3)"))),
+        "{games:?}"
+    );
 
     let hang = format!("uci:{}:depth=1:timeout=300", fixture("hang.sh"));
     let out = fairyzero(&["match", &hang, "random", "--variant", "losalamos", "--games", "2"]);

@@ -108,14 +108,18 @@ pub(crate) fn moves_text(start: &Position, moves: &[Move]) -> String {
     words.join(" ")
 }
 
+/// One game of [`play_from`]: result, reason, plies after the opening, their moves, and why
+/// the loser forfeited if it did.
+struct DesignGame {
+    result: GameResult,
+    reason: Termination,
+    plies: u32,
+    moves: String,
+    forfeit: Option<String>,
+}
+
 /// Plays one game of `player` against itself from `start` + `opening`.
-fn play_from(
-    start: &Position,
-    opening: &[Move],
-    player: &Contestant,
-    move_cap: Option<u32>,
-    seed: u64,
-) -> (GameResult, Termination, u32, String) {
+fn play_from(start: &Position, opening: &[Move], player: &Contestant, move_cap: Option<u32>, seed: u64) -> DesignGame {
     let mut pos = start.clone();
     for &m in opening {
         pos.make(m);
@@ -130,6 +134,7 @@ fn play_from(
     let mut rngs = [ChaCha8Rng::seed_from_u64(mix(seed, 1)), ChaCha8Rng::seed_from_u64(mix(seed, 2))];
     let mut words = Vec::new();
     let mut legal = MoveList::new();
+    let mut forfeit = None;
     let (result, reason) = loop {
         pos.legal_moves(&mut legal);
         if let Some(o) = pos.outcome_with(&legal) {
@@ -145,7 +150,15 @@ fn play_from(
         }
         let side = pos.side_to_move();
         let i = side.index();
-        let m = players[i].choose(&mut pos, &legal, &mut rngs[i]);
+        // An external engine that crashes or hangs forfeits (evaluator::external).
+        let m = match players[i].try_choose(&mut pos, &legal, &mut rngs[i]) {
+            Ok(m) => m,
+            Err(why) => {
+                tracing::warn!("{} forfeits after {} plies: {why}", player.name, pos.ply() - first_ply);
+                forfeit = Some(why);
+                break (GameResult::win_for(side.other()), Termination::Forfeit);
+            }
+        };
         if !legal.contains(&m) {
             let r = if side == Color::Blue { GameResult::TanWins } else { GameResult::BlueWins };
             break (r, Termination::IllegalMove);
@@ -153,7 +166,7 @@ fn play_from(
         words.push(pos.move_to_string(&m));
         pos.make(m);
     };
-    (result, reason, pos.ply() - first_ply, words.join(" "))
+    DesignGame { result, reason, plies: pos.ply() - first_ply, moves: words.join(" "), forfeit }
 }
 
 fn fnv(s: &str) -> u64 {
@@ -212,7 +225,7 @@ pub(crate) fn run_experiments(
                         let game = before + i;
                         let opening = &openings[game % openings.len()];
                         let game_seed = mix(seed, game as u64);
-                        let (result, reason, plies, moves) =
+                        let DesignGame { result, reason, plies, moves, forfeit } =
                             play_from(&e.start, &opening.moves, player, options.move_cap, game_seed);
                         let opening_text = &opening.text;
                         let rec = MatchGame {
@@ -232,6 +245,7 @@ pub(crate) fn run_experiments(
                             moves_hash: format!("{:016x}", fnv(&format!("{} {opening_text} {moves}", e.start_text))),
                             moves: Some(moves),
                             game,
+                            forfeit,
                         };
                         let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                         if let Some(p) = progress {

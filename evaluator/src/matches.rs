@@ -83,7 +83,8 @@ impl GameResult {
         }
     }
 
-    fn win_for(c: Color) -> GameResult {
+    /// The result in which `c` wins.
+    pub fn win_for(c: Color) -> GameResult {
         match c {
             Color::Blue => GameResult::BlueWins,
             Color::Tan => GameResult::TanWins,
@@ -126,6 +127,10 @@ pub struct MatchGame {
     pub moves: Option<String>,
     /// Index of the game in its match.
     pub game: usize,
+    /// Why the loser forfeited (reason `forfeit`): an external engine's crash, timeout or
+    /// unreadable answer, with the last lines of its stderr.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forfeit: Option<String>,
 }
 
 impl MatchGame {
@@ -534,6 +539,7 @@ fn play_games(
             moves_hash: format!("{:016x}", game.moves_hash),
             moves: game.moves,
             game: g,
+            forfeit: game.forfeit,
         };
         let n = finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         if let Some(p) = progress {
@@ -620,8 +626,7 @@ pub struct PlayedGame {
     pub moves_hash: u64,
     pub moves: Option<String>,
     /// Why the loser forfeited ([`Player::try_choose`]: an external engine crashed, hung or
-    /// answered a move that is not legal); the game's reason is then
-    /// [`Termination::IllegalMove`].
+    /// answered a move that is not legal); the game's reason is then [`Termination::Forfeit`].
     pub forfeit: Option<String>,
 }
 
@@ -671,7 +676,7 @@ pub fn play_game(
             Ok(m) => m,
             Err(reason) => {
                 forfeit = Some(reason);
-                break (GameResult::win_for(side.other()), Termination::IllegalMove);
+                break (GameResult::win_for(side.other()), Termination::Forfeit);
             }
         };
         if !legal.contains(&m) {

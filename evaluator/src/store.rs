@@ -188,6 +188,7 @@ pub(crate) mod tests {
             moves_hash: format!("{game:016x}"),
             moves: None,
             game,
+            forfeit: None,
         }
     }
 

@@ -224,18 +224,23 @@ pub enum Termination {
     MoveCap,
     #[serde(rename = "illegal move")]
     IllegalMove,
+    /// The player could not move at all: an external engine crashed, hung, or answered
+    /// something that is not a move (the match record keeps the reason).
+    #[serde(rename = "forfeit")]
+    Forfeit,
 }
 
 impl Termination {
     /// The text records hold (the serde name): the rules' [`EndReason::as_str`] for theirs.
     pub fn as_str(self) -> &'static str {
-        match self.end_reason() {
-            Some(rule) => rule.as_str(),
-            None => "illegal move",
+        match (self, self.end_reason()) {
+            (_, Some(rule)) => rule.as_str(),
+            (Termination::Forfeit, None) => "forfeit",
+            (_, None) => "illegal move",
         }
     }
 
-    /// The rule that ended the game; `None` for an illegal move.
+    /// The rule that ended the game; `None` for an illegal move or a forfeit.
     pub fn end_reason(self) -> Option<EndReason> {
         Some(match self {
             Termination::Checkmate => EndReason::Checkmate,
@@ -247,7 +252,7 @@ impl Termination {
             Termination::Repetition => EndReason::Repetition,
             Termination::HalfmoveRule => EndReason::HalfmoveRule,
             Termination::MoveCap => EndReason::MoveCap,
-            Termination::IllegalMove => return None,
+            Termination::IllegalMove | Termination::Forfeit => return None,
         })
     }
 }
