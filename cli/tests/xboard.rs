@@ -1,0 +1,367 @@
+//! `fairyzero xboard` through the real binary: scripted CECP sessions checked line by line
+//! (features, new/usermove/go, force and undo, setboard, ping/pong, illegal moves and bad
+//! commands, a game end claimed with its result, engine-defined and refused variants, ten-rank
+//! coordinates, clocks and `?`), with the alpha-beta player, and one short game with a
+//! `random:` net (MCTS through the libtorch helper).
+
+mod common;
+
+use std::{
+    io::{BufRead, BufReader, Write},
+    process::{Child, ChildStdin, Stdio},
+    sync::mpsc,
+    time::{Duration, Instant},
+};
+
+use common::{command, fairyzero, stdout};
+
+/// A running engine: lines go in, lines come back through a reader thread.
+struct Xboard {
+    child: Child,
+    stdin: ChildStdin,
+    lines: mpsc::Receiver<String>,
+    /// Everything sent and read so far, for failure messages.
+    transcript: Vec<String>,
+}
+
+impl Xboard {
+    fn start(args: &[&str]) -> Xboard {
+        let mut all = vec!["xboard"];
+        all.extend_from_slice(args);
+        let mut child = command(&all)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("cannot start fairyzero xboard");
+        let stdin = child.stdin.take().unwrap();
+        let out = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(out).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut e = Xboard { child, stdin, lines, transcript: Vec::new() };
+        e.send("xboard");
+        e
+    }
+
+    fn send(&mut self, line: &str) {
+        self.transcript.push(format!("> {line}"));
+        writeln!(self.stdin, "{line}").expect("engine stdin closed");
+        self.stdin.flush().unwrap();
+    }
+
+    fn next(&mut self, timeout: Duration) -> String {
+        match self.lines.recv_timeout(timeout) {
+            Ok(line) => {
+                self.transcript.push(line.clone());
+                line
+            }
+            Err(e) => panic!("no line within {timeout:?} ({e}); session:\n{}", self.transcript.join("\n")),
+        }
+    }
+
+    /// Lines up to and including the first that starts with `prefix`.
+    fn until(&mut self, prefix: &str, timeout: Duration) -> Vec<String> {
+        let deadline = Instant::now() + timeout;
+        let mut got = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(1));
+            let line = self.next(left);
+            let done = line.starts_with(prefix);
+            got.push(line);
+            if done {
+                return got;
+            }
+        }
+    }
+
+    /// `ping N` answered by `pong N` with nothing before it: every earlier command was handled
+    /// silently.
+    fn quiet(&mut self, n: u32) {
+        self.send(&format!("ping {n}"));
+        let line = self.next(Duration::from_secs(20));
+        assert_eq!(line, format!("pong {n}"), "session:\n{}", self.transcript.join("\n"));
+    }
+
+    /// Sends `line` and expects exactly `answer`, then nothing else.
+    fn expect(&mut self, line: &str, answer: &str) {
+        self.send(line);
+        let got = self.next(Duration::from_secs(10));
+        assert_eq!(got, answer, "after {line:?}; session:\n{}", self.transcript.join("\n"));
+        self.quiet(999);
+    }
+
+    /// Sends `line` and expects one line starting with `start`, then nothing else.
+    fn expect_start(&mut self, line: &str, start: &str) {
+        self.send(line);
+        let got = self.next(Duration::from_secs(10));
+        assert!(got.starts_with(start), "after {line:?}: {got:?}; session:\n{}", self.transcript.join("\n"));
+        self.quiet(999);
+    }
+
+    /// Thinking lines (`ply score time nodes pv`) then `move M`: checks every thinking line and
+    /// returns the move.
+    fn engine_move(&mut self, timeout: Duration) -> (String, Vec<String>) {
+        let lines = self.until("move ", timeout);
+        let (last, thinking) = lines.split_last().unwrap();
+        let mut ply = 0;
+        for t in thinking {
+            let f: Vec<&str> = t.split_whitespace().collect();
+            assert!(f.len() >= 5, "{t}: expected `ply score time nodes pv`");
+            let depth: u32 = f[0].parse().unwrap_or_else(|_| panic!("{t}: ply"));
+            for n in &f[1..4] {
+                n.parse::<i64>().unwrap_or_else(|_| panic!("{t}: {n} is not a number"));
+            }
+            assert!(depth >= ply, "plies must not shrink: {thinking:?}");
+            ply = depth;
+        }
+        (last["move ".len()..].to_string(), thinking.to_vec())
+    }
+
+    fn quit(mut self) {
+        self.send("quit");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                assert!(status.success(), "fairyzero xboard exited with {status}");
+                return;
+            }
+            assert!(Instant::now() < deadline, "fairyzero xboard did not exit on quit");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+impl Drop for Xboard {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The legal moves of a position, as `fairyzero moves` prints them (fairyzero's coordinates).
+fn legal_moves(args: &[&str]) -> Vec<String> {
+    let mut all = vec!["moves"];
+    all.extend_from_slice(args);
+    let out = fairyzero(&all);
+    assert!(out.status.success(), "fairyzero {all:?}: {}", common::stderr(&out));
+    stdout(&out).lines().map(str::to_string).collect()
+}
+
+/// The `protover 2` answer: the features XBoard needs, and the variants it can carry.
+fn check_features(e: &mut Xboard) {
+    e.send("protover 2");
+    let lines = e.until("feature done=1", Duration::from_secs(10));
+    assert_eq!(lines.first().map(String::as_str), Some("feature done=0"), "{lines:?}");
+    let all = lines.join(" ");
+    for f in [
+        "myname=\"fairyzero ",
+        " setboard=1",
+        " usermove=1",
+        " ping=1",
+        " sigint=0",
+        " sigterm=0",
+        " colors=0",
+        " analyze=0",
+    ] {
+        assert!(all.contains(f), "{f} missing: {lines:?}");
+    }
+    assert!(
+        lines.contains(&"feature variants=\"normal,capablanca,grand,shatranj,courier,antichess,losalamos,gardner,berolina,kinglet,antilosalamos\"".to_string()),
+        "{lines:?}"
+    );
+    assert_eq!(lines.len(), 4, "{lines:?}");
+}
+
+#[test]
+fn alpha_beta_session_line_by_line() {
+    let mut e = Xboard::start(&["--player", "alphabeta:3"]);
+    check_features(&mut e);
+    e.send("accepted setboard");
+    e.quiet(1);
+
+    // A new game: the engine plays Black, and answers the user's move with thinking output.
+    e.send("new");
+    e.send("post");
+    e.send("sd 2");
+    e.send("usermove e2e4");
+    let (reply, thinking) = e.engine_move(Duration::from_secs(30));
+    assert_eq!(thinking.iter().map(|t| t.split(' ').next().unwrap()).collect::<Vec<_>>(), ["1", "2"], "{thinking:?}");
+    assert!(legal_moves(&["--variant", "chess", "--moves", "e2e4"]).contains(&reply), "{reply}");
+    let pv_first = thinking.last().unwrap().split_whitespace().nth(4).unwrap();
+    assert_eq!(pv_first, reply, "the last pv starts with the move played");
+    e.quiet(2);
+
+    // Force mode: moves are played, the engine does not answer; undo takes one back.
+    e.send("force");
+    e.send("usermove g1f3");
+    e.quiet(3);
+    e.send("undo");
+    e.send("g1f3"); // a bare move (CECP v1) is a move too
+    e.quiet(4);
+    e.send("remove");
+    e.send(&format!("usermove {reply}"));
+    e.send("usermove g1f3");
+    e.quiet(5);
+    let after = legal_moves(&["--variant", "chess", "--moves", &format!("e2e4 {reply} g1f3")]);
+    // `go` makes the engine play the side to move (Black): its move is legal there.
+    e.send("nopost");
+    e.send("go");
+    let (m, thinking) = e.engine_move(Duration::from_secs(30));
+    assert!(thinking.is_empty(), "nopost: {thinking:?}");
+    assert!(after.contains(&m), "{m} not legal after e2e4 {reply} g1f3: {after:?}");
+
+    // Bad input: the engine says why and goes on.
+    e.send("force");
+    e.expect("usermove e2e5", "Illegal move: e2e5");
+    e.expect("frobnicate 3", "Error (unknown command): frobnicate 3");
+    e.expect("sd zero", "Error (sd expects a depth of at least 1): sd zero");
+    e.expect_start("setboard 9/9 w", "Error (bad FEN: bad position string for variant chess: ");
+
+    // The engine mates and claims the result.
+    e.send("setboard 6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1");
+    e.send("go");
+    let (m, _) = e.engine_move(Duration::from_secs(30));
+    assert_eq!(m, "a1a8");
+    assert_eq!(e.next(Duration::from_secs(5)), "1-0 {White mates}");
+    e.quiet(6);
+    // No move after the end; `undo` reopens the game.
+    e.expect("usermove g8h8", "Illegal move: g8h8");
+    e.send("undo");
+    e.send("force");
+    e.send("usermove a1a8");
+    assert_eq!(e.next(Duration::from_secs(5)), "1-0 {White mates}", "the user's mate is claimed too");
+    e.send("result 1-0 {White mates}");
+    e.quit();
+}
+
+#[test]
+fn variants_setup_refusals_and_ten_ranks() {
+    let mut e = Xboard::start(&["--player", "alphabeta:2"]);
+    check_features(&mut e);
+    // An engine-defined variant: the board, its pieces and their moves for XBoard.
+    e.send("new");
+    e.send("variant losalamos");
+    let lines = e.until("piece K& ", Duration::from_secs(10));
+    assert_eq!(
+        lines,
+        [
+            "setup (PN.RQ................Kpn.rq................k) 6x6+0_fairy rnqknr/pppppp/6/6/PPPPPP/RNQKNR w - - 0 1",
+            "piece P& fmWfcF",
+            "piece N& N",
+            "piece R& R",
+            "piece Q& Q",
+            "piece K& K"
+        ]
+    );
+    e.quiet(1);
+    e.send("usermove b2b3");
+    let (m, _) = e.engine_move(Duration::from_secs(20));
+    assert!(legal_moves(&["--variant", "losalamos", "--moves", "b2b3"]).contains(&m), "{m}");
+    // What XBoard cannot carry is refused with the reason; the variant stays.
+    e.expect(
+        "variant scirocco",
+        "Error (XBoard cannot play scirocco: it has a setup phase, which CECP cannot express): variant scirocco",
+    );
+    e.expect(
+        "variant xiangqi",
+        "Error (unknown variant \"xiangqi\" (`feature variants` lists those fairyzero plays)): variant xiangqi",
+    );
+
+    // Grand chess: XBoard numbers its ten ranks from 0, so the pawns' first step is e2e3.
+    e.send("new");
+    e.send("variant grand");
+    e.send("force");
+    e.expect("usermove e3e4", "Illegal move: e3e4");
+    e.send("usermove e2e3");
+    e.send("go");
+    let (m, _) = e.engine_move(Duration::from_secs(20));
+    let fz: String = {
+        // Back to fairyzero's ranks (1..10).
+        let mut s = String::new();
+        let b = m.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            if b[i].is_ascii_lowercase() && b.get(i + 1).is_some_and(u8::is_ascii_digit) {
+                s.push(b[i] as char);
+                s.push_str(&((b[i + 1] - b'0') as u32 + 1).to_string());
+                i += 2;
+            } else {
+                s.push(b[i] as char);
+                i += 1;
+            }
+        }
+        s
+    };
+    assert!(legal_moves(&["--variant", "grand", "--moves", "e3e4"]).contains(&fz), "{m} ({fz})");
+    e.quit();
+}
+
+#[test]
+fn clocks_and_move_now() {
+    let mut e = Xboard::start(&["--player", "alphabeta:64"]);
+    check_features(&mut e);
+    // 40 moves in 2 s: about 50 ms a move.
+    e.send("new");
+    e.send("level 40 0:02 0");
+    e.send("time 200");
+    e.send("otim 200");
+    let started = Instant::now();
+    e.send("usermove e2e4");
+    let (m, _) = e.engine_move(Duration::from_secs(10));
+    assert!(started.elapsed() < Duration::from_millis(800), "{:?} for a 50 ms budget", started.elapsed());
+    assert!(legal_moves(&["--variant", "chess", "--moves", "e2e4"]).contains(&m));
+    // `st 60` would take a minute: `?` makes it move at once.
+    e.send("st 60");
+    e.send("force");
+    e.send("usermove g1f3");
+    e.send("go");
+    std::thread::sleep(Duration::from_millis(300));
+    let asked = Instant::now();
+    e.send("?");
+    let (m2, _) = e.engine_move(Duration::from_secs(5));
+    assert!(asked.elapsed() < Duration::from_millis(500), "move {:?} after `?`", asked.elapsed());
+    assert!(legal_moves(&["--variant", "chess", "--moves", &format!("e2e4 {m} g1f3")]).contains(&m2));
+    // `force` during a search: the search ends and its move is never sent.
+    e.send("go");
+    std::thread::sleep(Duration::from_millis(200));
+    e.send("force");
+    e.quiet(1);
+    e.quit();
+}
+
+#[test]
+fn net_plays_a_short_game() {
+    let mut e = Xboard::start(&["--net", "random:tiny@8", "--variant", "gardner"]);
+    check_features(&mut e);
+    e.send("new");
+    e.send("variant gardner");
+    e.until("piece K& ", Duration::from_secs(10));
+    e.send("post");
+    let mut moves: Vec<String> = Vec::new();
+    for user in ["a2a3", "b2b3"] {
+        let mut args = vec!["--variant", "gardner"];
+        let played = moves.join(" ");
+        if !played.is_empty() {
+            args.extend(["--moves", played.as_str()]);
+        }
+        if !legal_moves(&args).contains(&user.to_string()) {
+            break;
+        }
+        e.send(&format!("usermove {user}"));
+        moves.push(user.into());
+        let (m, thinking) = e.engine_move(Duration::from_secs(60));
+        assert!(!thinking.is_empty(), "post: thinking output expected");
+        let legal = legal_moves(&["--variant", "gardner", "--moves", &moves.join(" ")]);
+        assert!(legal.contains(&m), "{m} not legal after {moves:?}");
+        moves.push(m);
+    }
+    e.quiet(1);
+    e.quit();
+}
