@@ -31,6 +31,18 @@ fn fairyzero(args: &[&str]) -> Output {
 const SHORT: [&str; 8] =
     ["-o", "eval.every=0", "-o", "eval.final.games=0", "-o", "output.tensorboard=false", "-o", "device=\"cpu\""];
 
+/// One iteration of two games of the tiny config, trained on at once.
+const ONE_ITERATION: [&str; 8] = [
+    "-o",
+    "budget.games=2",
+    "-o",
+    "iteration.games=2",
+    "-o",
+    "replay.min_positions=1",
+    "-o",
+    "selfplay.games_in_parallel=2",
+];
+
 /// A budget spent at once: the run publishes its step-0 checkpoint and stops.
 const AT_ONCE: [&str; 2] = ["-o", "budget.minutes=0.0001"];
 
@@ -290,16 +302,7 @@ fn transfer_warm_starts_a_typhoon_run_from_a_scirocco_checkpoint() {
 fn a_checkpoint_published_before_a_kill_gets_its_iteration_line_on_resume() {
     let s = tempfile::tempdir().unwrap();
     let run = s.path().join("r");
-    let one_iteration = [
-        "-o",
-        "budget.games=2",
-        "-o",
-        "iteration.games=2",
-        "-o",
-        "replay.min_positions=1",
-        "-o",
-        "selfplay.games_in_parallel=2",
-    ];
+    let one_iteration = ONE_ITERATION;
     let out = train("tiny.toml", &run, &one_iteration);
     assert!(out.status.success(), "{}", stderr(&out));
     let metrics = run.join("metrics.jsonl");
@@ -377,16 +380,7 @@ fn a_random_net_with_the_same_seed_plays_the_same_games() {
 fn a_run_whose_directory_is_lost_continues_from_a_copy_of_its_checkpoint() {
     let s = tempfile::tempdir().unwrap();
     let run = s.path().join("lost");
-    let one_iteration = [
-        "-o",
-        "budget.games=2",
-        "-o",
-        "iteration.games=2",
-        "-o",
-        "replay.min_positions=1",
-        "-o",
-        "selfplay.games_in_parallel=2",
-    ];
+    let one_iteration = ONE_ITERATION;
     let out = train("tiny.toml", &run, &one_iteration);
     assert!(out.status.success(), "{}", stderr(&out));
     let last = std::fs::read_dir(run.join("checkpoints"))
