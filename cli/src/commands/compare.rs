@@ -27,7 +27,9 @@ use anyhow::{bail, Context, Result};
 use fairyzero_evaluator::{
     plot::{plot_curves, Curve, Panel},
     ranking::write_atomic,
-    rate_records, CiMethod, MatchGame, PlayerSpec, RatingOptions, ResultStore,
+    rate_records,
+    ratings::PlayerRating as Rated,
+    CiMethod, MatchGame, PlayerSpec, RatingOptions, ResultStore,
 };
 use serde_json::{json, Value};
 
@@ -125,18 +127,6 @@ pub struct CheckpointPoint {
     pub elapsed_secs: f64,
     /// Self-play games in the run's store when the checkpoint was written.
     pub selfplay_games: u64,
-}
-
-/// A rated player.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Rated {
-    pub elo: f64,
-    pub ci_low: f64,
-    pub ci_high: f64,
-    /// Rated games (against other players).
-    pub games: usize,
-    pub points: f64,
-    pub connected: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -441,16 +431,17 @@ pub fn compare_runs(args: &CompareArgs) -> Result<Comparison> {
     let ci = if args.likelihood { CiMethod::Likelihood } else { CiMethod::Bootstrap(args.bootstrap) };
     let ratings =
         rate_records(&records, &RatingOptions { anchor: anchor.clone(), ci, seed: args.seed, ..Default::default() });
+    // A player without rated games (none against others) has no Elo and an unbounded interval.
     let rated = |name: &str| {
-        let p = ratings.get(name);
-        Rated {
-            elo: p.map_or(f64::NAN, |p| p.elo),
-            ci_low: p.map_or(f64::NEG_INFINITY, |p| p.ci_low),
-            ci_high: p.map_or(f64::INFINITY, |p| p.ci_high),
-            games: p.map_or(0, |p| p.games),
-            points: p.map_or(0.0, |p| p.points),
-            connected: p.is_some_and(|p| p.connected),
-        }
+        ratings.get(name).cloned().unwrap_or_else(|| Rated {
+            name: name.to_string(),
+            elo: f64::NAN,
+            ci_low: f64::NEG_INFINITY,
+            ci_high: f64::INFINITY,
+            games: 0,
+            points: 0.0,
+            connected: false,
+        })
     };
     let unconnected: Vec<&str> =
         ratings.players.iter().filter(|p| p.games > 0 && !p.connected).map(|p| p.name.as_str()).collect();
