@@ -552,7 +552,7 @@ impl<W: Write + Send> Session<'_, '_, W> {
         let [mps, base, inc] = args else { return self.error("level expects MPS BASE INC", line) };
         let base_ok = base.split(':').all(|p| p.parse::<u32>().is_ok());
         match (mps.parse::<u32>(), base_ok, inc.parse::<f64>()) {
-            (Ok(mps), true, Ok(inc)) if inc >= 0.0 && inc < 1e6 => {
+            (Ok(mps), true, Ok(inc)) if (0.0..1e6).contains(&inc) => {
                 // The base time itself comes with every `time` command.
                 self.level = Some(Level { moves_per_session: mps, increment: Duration::from_secs_f64(inc) });
                 self.movetime = None;
