@@ -329,7 +329,9 @@ fn net_session_with_multipv_and_wdl() {
         check_info(line);
         assert!(line.contains(&format!(" multipv {} ", k + 1)), "{lines:?}");
         assert!(line.contains(" seldepth ") && line.contains(" wdl "), "{line}");
-        assert!(line.contains(" nodes 64 "), "{line}");
+        // A time-sliced chunk may end mid-batch: the count reaches 64, give or take one batch.
+        let nodes: u64 = line.split(" nodes ").nth(1).and_then(|r| r.split(' ').next()).unwrap().parse().unwrap();
+        assert!((64..=64 + 16).contains(&nodes), "{line}");
     }
     let best = lines.last().unwrap().strip_prefix("bestmove ").unwrap().split(' ').next().unwrap();
     assert_eq!(check_info(last[2])[0], best, "multipv 1 is the move played: {lines:?}");

@@ -107,8 +107,8 @@ impl Command {
             }
             Command::Bench(args) => args.libtorch_use(),
             Command::Train(_) => LibtorchUse::Needs,
-            Command::Uci(args) => needs(args.net.is_some()),
-            Command::Xboard(args) => needs(args.net.is_some()),
+            Command::Uci(args) => needs(args.engine.net.is_some()),
+            Command::Xboard(args) => needs(args.engine.net.is_some()),
         }
     }
 

@@ -2,7 +2,7 @@
 
 use std::{io, sync::Arc};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use fairyzero_evaluator::PlayerSpec;
 use fairyzero_model::PrecisionSetting;
 
@@ -12,20 +12,23 @@ use crate::{
     network::NetRuntime,
 };
 
+/// The player behind an engine front end (`uci`, `xboard`): a net or an alpha-beta player.
 #[derive(Debug, clap::Args)]
 #[command(group(clap::ArgGroup::new("behind").required(true).args(["net", "player"])))]
-pub struct UciArgs {
+pub struct EngineArgs {
     /// Network behind the engine: `DIR[@SIMS]` (a checkpoint or exported net folder) or
-    /// `random:SIZE[@SIMS]`; SIMS (default 100) are the simulations of a `go` without limits
+    /// `random:SIZE[@SIMS]`; SIMS (default 100) are the simulations of a move searched without
+    /// a node, time or depth limit
     #[arg(long, value_name = "NET[@SIMS]")]
     pub net: Option<String>,
 
     /// Alpha-beta player behind the engine instead of a net: `alphabeta:DEPTH[:nodes=N][:ms=N][:values=SOURCE]`
-    /// (as in `match`); its limits are those of a `go` without limits
+    /// (as in `match`); its limits are those of a move searched without limits
     #[arg(long, value_name = "alphabeta:...", conflicts_with = "net")]
     pub player: Option<String>,
 
-    /// Variant at start-up (a built-in name or a TOML file); `setoption name UCI_Variant` changes it
+    /// Variant at start-up (a built-in name or a TOML file); the protocol's variant command
+    /// (UCI_Variant, XBoard's `variant`) changes it
     #[arg(long, default_value = "chess")]
     pub variant: String,
 
@@ -47,55 +50,39 @@ pub struct UciArgs {
     pub precision: PrecisionSetting,
 }
 
-/// `DIR@SIMS` split into the net and its simulations (default [`fairyzero_evaluator::player::DEFAULT_SIMULATIONS`]).
-fn split_simulations(text: &str) -> Result<(String, u32)> {
-    match text.rsplit_once('@') {
-        Some((net, sims)) if !sims.is_empty() && sims.bytes().all(|b| b.is_ascii_digit()) => {
-            let n: u64 = sims.parse().with_context(|| format!("--net {text}: bad simulation count"))?;
-            anyhow::ensure!(
-                (1..=limits::MAX_SIMULATIONS).contains(&n),
-                "--net {text}: simulations must be from 1 to {}",
-                limits::MAX_SIMULATIONS
-            );
-            Ok((net.to_string(), n as u32))
+impl EngineArgs {
+    /// The engine's player, and how to name it (`NET@SIMS` or the alpha-beta spec).
+    pub fn setup(&self) -> Result<(PlayerSetup, String)> {
+        match (&self.net, &self.player) {
+            (Some(net), _) => {
+                let (net, simulations) = engine::split_simulations(net)?;
+                // The search an exported net carries (its config.toml), as `match` plays it.
+                let spec = if net.starts_with("random:") {
+                    PlayerSpec::Random
+                } else {
+                    PlayerSpec::Checkpoint { path: net.clone().into(), simulations }
+                };
+                let mut search = super::matches::player_search(&spec, self.config.as_deref(), self.search.as_deref())?;
+                search.params.leaves_per_round = self.batch;
+                let who = format!("{net}@{simulations}");
+                Ok((PlayerSetup::Net { net, simulations, params: search.params, precision: self.precision }, who))
+            }
+            (None, Some(player)) => Ok((PlayerSetup::alpha_beta(player)?, player.clone())),
+            (None, None) => anyhow::bail!("give --net NET[@SIMS] or --player alphabeta:..."),
         }
-        _ => Ok((text.to_string(), fairyzero_evaluator::player::DEFAULT_SIMULATIONS)),
     }
+}
+
+#[derive(Debug, clap::Args)]
+pub struct UciArgs {
+    #[command(flatten)]
+    pub engine: EngineArgs,
 }
 
 pub fn run(args: UciArgs, runtime: &dyn NetRuntime) -> Result<()> {
-    let setup = match (&args.net, &args.player) {
-        (Some(net), _) => {
-            let (net, simulations) = split_simulations(net)?;
-            // The search an exported net carries (its config.toml), as `match` plays it.
-            let spec = if net.starts_with("random:") {
-                PlayerSpec::Random
-            } else {
-                PlayerSpec::Checkpoint { path: net.clone().into(), simulations }
-            };
-            let mut search = super::matches::player_search(&spec, args.config.as_deref(), args.search.as_deref())?;
-            search.params.leaves_per_round = args.batch;
-            PlayerSetup::Net { net, simulations, params: search.params, precision: args.precision }
-        }
-        (None, Some(player)) => PlayerSetup::alpha_beta(player)?,
-        (None, None) => anyhow::bail!("give --net NET[@SIMS] or --player alphabeta:..."),
-    };
-    let mut engine = Engine::new(runtime, setup, &args.variant, EngineOptions::default())?;
+    let (setup, _) = args.engine.setup()?;
+    let mut engine = Engine::new(runtime, setup, &args.engine.variant, EngineOptions::default())?;
     let out = Arc::new(engine::uci::Output::new(io::stdout()));
     engine::uci::run(&mut engine, io::BufReader::new(io::stdin()), out);
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn simulations_follow_the_last_at_sign() {
-        assert_eq!(split_simulations("models/a@b@400").unwrap(), ("models/a@b".into(), 400));
-        assert_eq!(split_simulations("random:tiny").unwrap(), ("random:tiny".into(), 100));
-        assert_eq!(split_simulations("dir@").unwrap(), ("dir@".into(), 100));
-        assert!(split_simulations("dir@0").is_err());
-        assert!(split_simulations("dir@99999999999").is_err());
-    }
 }

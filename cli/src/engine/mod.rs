@@ -778,6 +778,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn simulations_follow_the_last_at_sign() {
+        assert_eq!(split_simulations("models/a@b@400").unwrap(), ("models/a@b".into(), 400));
+        assert_eq!(split_simulations("random:tiny").unwrap(), ("random:tiny".into(), 100));
+        assert_eq!(split_simulations("dir@").unwrap(), ("dir@".into(), 100));
+        assert!(split_simulations("dir@0").is_err());
+        assert!(split_simulations("dir@99999999999").is_err());
+    }
+
+    #[test]
     fn value_to_cp_is_lc0s_mapping() {
         assert_eq!(value_to_cp(0.0), 0);
         // 111.7 * tan(0.781) = 111: an even-ish expectation reads about a pawn.
