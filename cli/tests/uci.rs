@@ -6,86 +6,27 @@
 mod common;
 
 use std::{
-    io::{BufRead, BufReader, Write},
-    process::{Child, ChildStdin, Stdio},
-    sync::mpsc,
+    ops::{Deref, DerefMut},
     time::{Duration, Instant},
 };
 
-use common::{command, fairyzero, stdout};
+use common::{fairyzero, legal_moves, stdout, EngineProcess};
 
-/// A running engine: lines go in, lines come back through a reader thread.
-struct Uci {
-    child: Child,
-    stdin: ChildStdin,
-    lines: mpsc::Receiver<String>,
-    /// Everything read so far, for failure messages.
-    transcript: Vec<String>,
-}
+/// `fairyzero uci ARGS`, with the UCI exchanges the tests repeat.
+struct Uci(EngineProcess);
 
 impl Uci {
     fn start(args: &[&str]) -> Uci {
         let mut all = vec!["uci"];
         all.extend_from_slice(args);
-        let mut child = command(&all)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("cannot start fairyzero uci");
-        let stdin = child.stdin.take().unwrap();
-        let out = child.stdout.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(out).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Uci { child, stdin, lines, transcript: Vec::new() }
-    }
-
-    fn send(&mut self, line: &str) {
-        self.transcript.push(format!("> {line}"));
-        writeln!(self.stdin, "{line}").expect("engine stdin closed");
-        self.stdin.flush().unwrap();
-    }
-
-    /// The next line, within `timeout`.
-    fn next(&mut self, timeout: Duration) -> String {
-        match self.lines.recv_timeout(timeout) {
-            Ok(line) => {
-                self.transcript.push(line.clone());
-                line
-            }
-            Err(e) => {
-                panic!("no line from the engine within {timeout:?} ({e}); session:\n{}", self.transcript.join("\n"))
-            }
-        }
-    }
-
-    /// Lines up to and including the first that starts with `prefix`.
-    fn until(&mut self, prefix: &str, timeout: Duration) -> Vec<String> {
-        let deadline = Instant::now() + timeout;
-        let mut got = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let line = self.next(left.max(Duration::from_millis(1)));
-            let done = line.starts_with(prefix);
-            got.push(line);
-            if done {
-                return got;
-            }
-        }
+        Uci(EngineProcess::start(&all))
     }
 
     /// `isready` answered by `readyok` and nothing else.
     fn ready(&mut self) {
         self.send("isready");
         let line = self.next(Duration::from_secs(20));
-        assert_eq!(line, "readyok", "session:\n{}", self.transcript.join("\n"));
+        assert_eq!(line, "readyok", "session:\n{}", self.session());
     }
 
     /// Sends `line` and expects exactly one `info string error: ...` that contains `needle`.
@@ -99,34 +40,22 @@ impl Uci {
         self.ready();
     }
 
-    fn quit(mut self) {
-        self.send("quit");
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                assert!(status.success(), "fairyzero uci exited with {status}");
-                return;
-            }
-            assert!(Instant::now() < deadline, "fairyzero uci did not exit on quit");
-            std::thread::sleep(Duration::from_millis(10));
-        }
+    fn quit(self) {
+        self.0.quit();
     }
 }
 
-impl Drop for Uci {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+impl Deref for Uci {
+    type Target = EngineProcess;
+    fn deref(&self) -> &EngineProcess {
+        &self.0
     }
 }
 
-/// The legal moves of a position, as `fairyzero moves` prints them.
-fn legal_moves(args: &[&str]) -> Vec<String> {
-    let mut all = vec!["moves"];
-    all.extend_from_slice(args);
-    let out = fairyzero(&all);
-    assert!(out.status.success(), "fairyzero {all:?}: {}", common::stderr(&out));
-    stdout(&out).lines().map(str::to_string).collect()
+impl DerefMut for Uci {
+    fn deref_mut(&mut self) -> &mut EngineProcess {
+        &mut self.0
+    }
 }
 
 /// `info depth D [seldepth S] [multipv K] score cp|mate N [wdl W D L] nodes N nps N time T pv M...`:

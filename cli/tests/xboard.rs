@@ -7,78 +7,22 @@
 mod common;
 
 use std::{
-    io::{BufRead, BufReader, Write},
-    process::{Child, ChildStdin, Stdio},
-    sync::mpsc,
+    ops::{Deref, DerefMut},
     time::{Duration, Instant},
 };
 
-use common::{command, fairyzero, stdout};
+use common::{legal_moves, EngineProcess};
 
-/// A running engine: lines go in, lines come back through a reader thread.
-struct Xboard {
-    child: Child,
-    stdin: ChildStdin,
-    lines: mpsc::Receiver<String>,
-    /// Everything sent and read so far, for failure messages.
-    transcript: Vec<String>,
-}
+/// `fairyzero xboard ARGS`, already told `xboard`, with the CECP exchanges the tests repeat.
+struct Xboard(EngineProcess);
 
 impl Xboard {
     fn start(args: &[&str]) -> Xboard {
         let mut all = vec!["xboard"];
         all.extend_from_slice(args);
-        let mut child = command(&all)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("cannot start fairyzero xboard");
-        let stdin = child.stdin.take().unwrap();
-        let out = child.stdout.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(out).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut e = Xboard { child, stdin, lines, transcript: Vec::new() };
+        let mut e = Xboard(EngineProcess::start(&all));
         e.send("xboard");
         e
-    }
-
-    fn send(&mut self, line: &str) {
-        self.transcript.push(format!("> {line}"));
-        writeln!(self.stdin, "{line}").expect("engine stdin closed");
-        self.stdin.flush().unwrap();
-    }
-
-    fn next(&mut self, timeout: Duration) -> String {
-        match self.lines.recv_timeout(timeout) {
-            Ok(line) => {
-                self.transcript.push(line.clone());
-                line
-            }
-            Err(e) => panic!("no line within {timeout:?} ({e}); session:\n{}", self.transcript.join("\n")),
-        }
-    }
-
-    /// Lines up to and including the first that starts with `prefix`.
-    fn until(&mut self, prefix: &str, timeout: Duration) -> Vec<String> {
-        let deadline = Instant::now() + timeout;
-        let mut got = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(1));
-            let line = self.next(left);
-            let done = line.starts_with(prefix);
-            got.push(line);
-            if done {
-                return got;
-            }
-        }
     }
 
     /// `ping N` answered by `pong N` with nothing before it: every earlier command was handled
@@ -86,14 +30,14 @@ impl Xboard {
     fn quiet(&mut self, n: u32) {
         self.send(&format!("ping {n}"));
         let line = self.next(Duration::from_secs(20));
-        assert_eq!(line, format!("pong {n}"), "session:\n{}", self.transcript.join("\n"));
+        assert_eq!(line, format!("pong {n}"), "session:\n{}", self.session());
     }
 
     /// Sends `line` and expects exactly `answer`, then nothing else.
     fn expect(&mut self, line: &str, answer: &str) {
         self.send(line);
         let got = self.next(Duration::from_secs(10));
-        assert_eq!(got, answer, "after {line:?}; session:\n{}", self.transcript.join("\n"));
+        assert_eq!(got, answer, "after {line:?}; session:\n{}", self.session());
         self.quiet(999);
     }
 
@@ -101,7 +45,7 @@ impl Xboard {
     fn expect_start(&mut self, line: &str, start: &str) {
         self.send(line);
         let got = self.next(Duration::from_secs(10));
-        assert!(got.starts_with(start), "after {line:?}: {got:?}; session:\n{}", self.transcript.join("\n"));
+        assert!(got.starts_with(start), "after {line:?}: {got:?}; session:\n{}", self.session());
         self.quiet(999);
     }
 
@@ -124,34 +68,22 @@ impl Xboard {
         (last["move ".len()..].to_string(), thinking.to_vec())
     }
 
-    fn quit(mut self) {
-        self.send("quit");
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                assert!(status.success(), "fairyzero xboard exited with {status}");
-                return;
-            }
-            assert!(Instant::now() < deadline, "fairyzero xboard did not exit on quit");
-            std::thread::sleep(Duration::from_millis(10));
-        }
+    fn quit(self) {
+        self.0.quit();
     }
 }
 
-impl Drop for Xboard {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+impl Deref for Xboard {
+    type Target = EngineProcess;
+    fn deref(&self) -> &EngineProcess {
+        &self.0
     }
 }
 
-/// The legal moves of a position, as `fairyzero moves` prints them (fairyzero's coordinates).
-fn legal_moves(args: &[&str]) -> Vec<String> {
-    let mut all = vec!["moves"];
-    all.extend_from_slice(args);
-    let out = fairyzero(&all);
-    assert!(out.status.success(), "fairyzero {all:?}: {}", common::stderr(&out));
-    stdout(&out).lines().map(str::to_string).collect()
+impl DerefMut for Xboard {
+    fn deref_mut(&mut self) -> &mut EngineProcess {
+        &mut self.0
+    }
 }
 
 /// The `protover 2` answer: the features XBoard needs, and the variants it can carry.

@@ -6,8 +6,11 @@
 #![allow(dead_code)]
 
 use std::{
+    io::{BufRead, BufReader, Write},
     path::PathBuf,
-    process::{Command, Output},
+    process::{Child, ChildStdin, Command, Output, Stdio},
+    sync::mpsc,
+    time::{Duration, Instant},
 };
 
 /// The lean `fairyzero` binary under test.
@@ -51,4 +54,110 @@ pub fn stdout(out: &Output) -> String {
 
 pub fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The legal moves of a position, as `fairyzero moves ARGS` prints them (fairyzero's coordinates).
+pub fn legal_moves(args: &[&str]) -> Vec<String> {
+    let mut all = vec!["moves"];
+    all.extend_from_slice(args);
+    let out = fairyzero(&all);
+    assert!(out.status.success(), "fairyzero {all:?}: {}", stderr(&out));
+    stdout(&out).lines().map(str::to_string).collect()
+}
+
+/// A running line-based engine (`fairyzero uci`, `fairyzero xboard`): lines go in, lines come
+/// back through a reader thread, so a test can wait for a line with a timeout instead of
+/// hanging on a blocked read. The protocols' own exchanges live in their test files.
+pub struct EngineProcess {
+    /// `fairyzero uci`, ...: names the engine in failure messages.
+    name: String,
+    child: Child,
+    stdin: ChildStdin,
+    lines: mpsc::Receiver<String>,
+    /// Everything sent (`> line`) and read so far, for failure messages.
+    transcript: Vec<String>,
+}
+
+impl EngineProcess {
+    /// Starts `fairyzero ARGS` with piped stdin and stdout; its stderr goes to the test's.
+    pub fn start(args: &[&str]) -> EngineProcess {
+        let name = format!("fairyzero {}", args.join(" "));
+        let mut child = command(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {name}: {e}"));
+        let stdin = child.stdin.take().unwrap();
+        let out = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(out).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        EngineProcess { name, child, stdin, lines, transcript: Vec::new() }
+    }
+
+    pub fn send(&mut self, line: &str) {
+        self.transcript.push(format!("> {line}"));
+        writeln!(self.stdin, "{line}").expect("engine stdin closed");
+        self.stdin.flush().unwrap();
+    }
+
+    /// The next line, within `timeout`.
+    pub fn next(&mut self, timeout: Duration) -> String {
+        match self.lines.recv_timeout(timeout) {
+            Ok(line) => {
+                self.transcript.push(line.clone());
+                line
+            }
+            Err(e) => panic!("no line from the engine within {timeout:?} ({e}); session:\n{}", self.session()),
+        }
+    }
+
+    /// Lines up to and including the first that starts with `prefix`, all within `timeout`.
+    pub fn until(&mut self, prefix: &str, timeout: Duration) -> Vec<String> {
+        let deadline = Instant::now() + timeout;
+        let mut got = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(1));
+            let line = self.next(left);
+            let done = line.starts_with(prefix);
+            got.push(line);
+            if done {
+                return got;
+            }
+        }
+    }
+
+    /// The session so far, one line each, for failure messages.
+    pub fn session(&self) -> String {
+        self.transcript.join("\n")
+    }
+
+    /// Sends `quit` and expects the engine to exit successfully within ten seconds.
+    pub fn quit(mut self) {
+        self.send("quit");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                assert!(status.success(), "{} exited with {status}", self.name);
+                return;
+            }
+            assert!(Instant::now() < deadline, "{} did not exit on quit", self.name);
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+impl Drop for EngineProcess {
+    /// A failed test must not leave the engine running.
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
