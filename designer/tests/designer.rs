@@ -9,6 +9,10 @@ use fairyzero_designer::{
 use fairyzero_evaluator::{PlayerSpec, SearchPlayerConfig};
 use fairyzero_rules::Variant;
 
+mod common;
+
+use common::{amazon_variant, mock_selfplay, Budget, AMAZON_TOML};
+
 fn contestant(spec: &str, v: &std::sync::Arc<Variant>) -> (PlayerSpec, fairyzero_evaluator::Contestant) {
     let s = PlayerSpec::parse(spec).unwrap();
     let c = s.contestant(v, None, &SearchPlayerConfig::default()).unwrap();
@@ -105,18 +109,7 @@ fn piece_values_order_queen_rook_pawn() {
 /// no quiet square would take it there).
 #[test]
 fn promotion_only_types_are_measured_by_addition() {
-    let text = r#"
-name = "losalamos-amazon"
-extends = "losalamos"
-[[piece]]
-token = "P"
-promotes_to = ["Q", "R", "N", "A"]
-[[piece]]
-name = "amazon"
-token = "A"
-betza = "QN"
-"#;
-    let v = Variant::from_toml("losalamos-amazon.toml", text, None).unwrap();
+    let v = amazon_variant();
     let (spec, ab) = contestant("alphabeta:1:values=uniform", &v);
     let dir = tempfile::tempdir().unwrap();
     let options =
@@ -124,7 +117,7 @@ betza = "QN"
     let pieces = ["A".to_string()];
     let gardner = Variant::from_toml(
         "g.toml",
-        &text.replace("losalamos", "gardner").replace("\"N\", \"A\"", "\"B\", \"N\", \"A\""),
+        &AMAZON_TOML.replace("losalamos", "gardner").replace("\"N\", \"A\"", "\"B\", \"N\", \"A\""),
         None,
     )
     .unwrap();
@@ -151,23 +144,12 @@ betza = "QN"
 fn probe_and_fit_on_selfplay_records() {
     use fairyzero_designer::{fit_values, load_games, probe_values, MaterialOptions};
     use fairyzero_model::MockBackend;
-    use fairyzero_selfplay::{run_selfplay, RunOptions, SelfPlayConfig};
 
     let t = Instant::now();
     let v = Variant::load("gardner").unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let games_dir = dir.path().join("games");
-    let config = SelfPlayConfig {
-        simulations: 8,
-        games_in_parallel: 16,
-        move_cap: Some(80),
-        setup: "default".to_string().into(),
-        ..SelfPlayConfig::default()
-    };
-    let options =
-        RunOptions { games: 160, seed: 7, net: "mock".into(), out_dir: Some(games_dir.clone()), progress: false };
+    let games_dir = mock_selfplay(&v, dir.path(), Budget { games: 160, seed: 7, simulations: 8, move_cap: 80 });
     let mock = MockBackend::material();
-    run_selfplay(&v, &config, &mock, &options, &std::sync::atomic::AtomicBool::new(false), |_| {}).unwrap();
     // A broken file beside the games is skipped, not fatal.
     std::fs::write(games_dir.join("zz-broken.games.zst"), b"not zstd").unwrap();
     let games = load_games(&v, &games_dir).unwrap();

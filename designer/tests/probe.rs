@@ -1,17 +1,16 @@
 //! The value-net probe on a net whose opinion is a planted material sum: it must give back the
 //! planted values, for the types it removes and for the promoted type it adds.
 
-use std::{collections::BTreeMap, sync::Arc, time::Instant};
+use std::{collections::BTreeMap, time::Instant};
 
 use fairyzero_designer::{
     load_games, probe_values, write_comparison, write_method_files, Error, Imbalance, MaterialOptions, MethodReport,
 };
-use fairyzero_model::{
-    backend::{Backend, BackendInfo, EvalOutput, EvalRequest},
-    MockBackend,
-};
-use fairyzero_rules::Variant;
-use fairyzero_selfplay::{run_selfplay, RunOptions, SelfPlayConfig};
+use fairyzero_model::backend::{Backend, BackendInfo, EvalOutput, EvalRequest};
+
+mod common;
+
+use common::{amazon_variant, mock_selfplay, Budget};
 
 /// Elo per unit of planted value: small enough that no material balance of the test reaches
 /// the probe's clamp of the expected score (about ±1200 Elo).
@@ -56,39 +55,12 @@ impl Backend for PlantedValues {
     }
 }
 
-/// Los Alamos (6x6, no bishops) whose pawns may also promote to an Amazon, a type the start
-/// position lacks.
-fn amazon_variant() -> Arc<Variant> {
-    let text = r#"
-name = "losalamos-amazon"
-extends = "losalamos"
-[[piece]]
-token = "P"
-promotes_to = ["Q", "R", "N", "A"]
-[[piece]]
-name = "amazon"
-token = "A"
-betza = "QN"
-"#;
-    Variant::from_toml("losalamos-amazon.toml", text, None).unwrap()
-}
-
 #[test]
 fn the_probe_recovers_planted_values_of_removed_and_added_types() {
     let t = Instant::now();
     let v = amazon_variant();
     let dir = tempfile::tempdir().unwrap();
-    let games_dir = dir.path().join("games");
-    let config = SelfPlayConfig {
-        simulations: 4,
-        games_in_parallel: 16,
-        move_cap: Some(40),
-        setup: "default".to_string().into(),
-        ..SelfPlayConfig::default()
-    };
-    let run = RunOptions { games: 32, seed: 11, net: "mock".into(), out_dir: Some(games_dir.clone()), progress: false };
-    let mock = MockBackend::material();
-    run_selfplay(&v, &config, &mock, &run, &std::sync::atomic::AtomicBool::new(false), |_| {}).unwrap();
+    let games_dir = mock_selfplay(&v, dir.path(), Budget { games: 32, seed: 11, simulations: 4, move_cap: 40 });
     let games = load_games(&v, &games_dir).unwrap();
 
     let planted: BTreeMap<String, f64> =
