@@ -9,6 +9,7 @@
 use std::{path::Path, sync::OnceLock};
 
 use plotters::{
+    coord::types::RangedCoordf64,
     prelude::*,
     style::{register_font, FontStyle},
 };
@@ -78,12 +79,8 @@ fn draw(ranking: &Ranking, path: &Path, text: bool) -> Result<(), Box<dyn std::e
     let ys = points
         .iter()
         .flat_map(|p| [finite(p.2).unwrap_or(p.1), finite(p.3).unwrap_or(p.1)])
-        .chain(baselines.iter().map(|b| b.1))
-        .chain([0.0]);
-    let (mut y_min, mut y_max) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), y| (lo.min(y), hi.max(y)));
-    let pad = ((y_max - y_min) * 0.08).max(20.0);
-    y_min -= pad;
-    y_max += pad;
+        .chain(baselines.iter().map(|b| b.1));
+    let (y_min, y_max) = elo_range(ys);
 
     let root = BitMapBackend::new(path, (960, 600)).into_drawing_area();
     root.fill(&WHITE)?;
@@ -95,19 +92,7 @@ fn draw(ranking: &Ranking, path: &Path, text: bool) -> Result<(), Box<dyn std::e
         builder.x_label_area_size(5).y_label_area_size(5);
     }
     let mut chart = builder.build_cartesian_2d(0f64..x_max * 1.05, y_min..y_max)?;
-    if text {
-        chart
-            .configure_mesh()
-            .x_desc("training step")
-            .y_desc("Elo")
-            .x_label_formatter(&|x| format!("{x:.0}"))
-            .y_label_formatter(&|y| format!("{y:+.0}"))
-            .label_style(("sans-serif", 14))
-            .axis_desc_style(("sans-serif", 16))
-            .draw()?;
-    } else {
-        chart.configure_mesh().x_labels(0).y_labels(0).draw()?;
-    }
+    draw_mesh(&mut chart, "training step", text)?;
 
     let palette = [
         RGBColor(200, 80, 40),
@@ -139,13 +124,7 @@ fn draw(ranking: &Ranking, path: &Path, text: bool) -> Result<(), Box<dyn std::e
     }
     chart.draw_series(points.iter().map(|p| Circle::new((p.0 as f64, p.1), 4, blue.filled())))?;
     if text && (!baselines.is_empty() || !points.is_empty()) {
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .label_font(("sans-serif", 14))
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .draw()?;
+        draw_legend(&mut chart, 0.8)?;
     }
     root.present()?;
     Ok(())
@@ -209,12 +188,8 @@ fn draw_curves(
         let x_max = if x_max > 0.0 { x_max * 1.05 } else { 1.0 };
         let ys = points()
             .flat_map(|p| [finite(p.2).unwrap_or(p.1), finite(p.3).unwrap_or(p.1)])
-            .chain(baselines.iter().map(|b| b.1))
-            .chain([0.0]);
-        let (mut y_min, mut y_max) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), y| (lo.min(y), hi.max(y)));
-        let pad = ((y_max - y_min) * 0.08).max(20.0);
-        y_min -= pad;
-        y_max += pad;
+            .chain(baselines.iter().map(|b| b.1));
+        let (y_min, y_max) = elo_range(ys);
 
         let mut builder = ChartBuilder::on(area);
         builder.margin(20);
@@ -224,19 +199,7 @@ fn draw_curves(
             builder.x_label_area_size(5).y_label_area_size(5);
         }
         let mut chart = builder.build_cartesian_2d(0f64..x_max, y_min..y_max)?;
-        if text {
-            chart
-                .configure_mesh()
-                .x_desc(panel.x_desc.as_str())
-                .y_desc("Elo")
-                .x_label_formatter(&|x| format!("{x:.0}"))
-                .y_label_formatter(&|y| format!("{y:+.0}"))
-                .label_style(("sans-serif", 14))
-                .axis_desc_style(("sans-serif", 16))
-                .draw()?;
-        } else {
-            chart.configure_mesh().x_labels(0).y_labels(0).draw()?;
-        }
+        draw_mesh(&mut chart, &panel.x_desc, text)?;
         let grey = RGBColor(110, 110, 110);
         for (name, elo) in baselines.iter().map(|b| (&b.0, b.1)) {
             chart.draw_series(DashedLineSeries::new([(0.0, elo), (x_max, elo)], 8, 5, grey.stroke_width(1)))?;
@@ -268,16 +231,53 @@ fn draw_curves(
             chart.draw_series(pts.iter().map(|p| Circle::new((p.0, p.1), 3, colour.filled())))?;
         }
         if text && p == 0 && !panel.curves.is_empty() {
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::LowerRight)
-                .label_font(("sans-serif", 14))
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .draw()?;
+            draw_legend(&mut chart, 0.85)?;
         }
     }
     root.present()?;
+    Ok(())
+}
+
+/// An Elo chart of either plot: x from 0, Elo on y.
+type EloChart<'a, 'b> = ChartContext<'a, BitMapBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// The y range of an Elo chart that holds `ys` and 0 (the reference level), padded by 8% of its
+/// span, at least 20 Elo, at each end so that no point or label sits on the frame.
+fn elo_range(ys: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (lo, hi) = ys.chain([0.0]).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), y| (lo.min(y), hi.max(y)));
+    let pad = ((hi - lo) * 0.08).max(20.0);
+    (lo - pad, hi + pad)
+}
+
+/// The grid and axes of an Elo chart: with `text`, whole-number x ticks, signed Elo ticks and
+/// the axis descriptions; without it (no font), the grid alone.
+fn draw_mesh(chart: &mut EloChart<'_, '_>, x_desc: &str, text: bool) -> Result<(), Box<dyn std::error::Error>> {
+    if text {
+        chart
+            .configure_mesh()
+            .x_desc(x_desc)
+            .y_desc("Elo")
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .y_label_formatter(&|y| format!("{y:+.0}"))
+            .label_style(("sans-serif", 14))
+            .axis_desc_style(("sans-serif", 16))
+            .draw()?;
+    } else {
+        chart.configure_mesh().x_labels(0).y_labels(0).draw()?;
+    }
+    Ok(())
+}
+
+/// The legend of the labelled series, boxed in the lower right (curves start low at the left,
+/// so the lower right is the emptiest corner) over white of `opacity`.
+fn draw_legend<'a, 'b: 'a>(chart: &mut EloChart<'a, 'b>, opacity: f64) -> Result<(), Box<dyn std::error::Error>> {
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .label_font(("sans-serif", 14))
+        .background_style(WHITE.mix(opacity))
+        .border_style(BLACK)
+        .draw()?;
     Ok(())
 }
 
