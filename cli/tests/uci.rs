@@ -5,23 +5,24 @@
 
 mod common;
 
-use std::{
-    ops::{Deref, DerefMut},
-    time::{Duration, Instant},
-};
+use std::time::{Duration, Instant};
 
 use common::{fairyzero, legal_moves, stdout, EngineProcess};
 
-/// `fairyzero uci ARGS`, with the UCI exchanges the tests repeat.
-struct Uci(EngineProcess);
+/// Starts `fairyzero uci ARGS`.
+fn start_uci(args: &[&str]) -> EngineProcess {
+    let mut all = vec!["uci"];
+    all.extend_from_slice(args);
+    EngineProcess::start(&all)
+}
 
-impl Uci {
-    fn start(args: &[&str]) -> Uci {
-        let mut all = vec!["uci"];
-        all.extend_from_slice(args);
-        Uci(EngineProcess::start(&all))
-    }
+/// The UCI exchanges the tests repeat.
+trait Uci {
+    fn ready(&mut self);
+    fn expect_error(&mut self, line: &str, needle: &str);
+}
 
+impl Uci for EngineProcess {
     /// `isready` answered by `readyok` and nothing else.
     fn ready(&mut self) {
         self.send("isready");
@@ -38,23 +39,6 @@ impl Uci {
             "{line:?}: expected an error naming {needle:?}, got {got:?}"
         );
         self.ready();
-    }
-
-    fn quit(self) {
-        self.0.quit();
-    }
-}
-
-impl Deref for Uci {
-    type Target = EngineProcess;
-    fn deref(&self) -> &EngineProcess {
-        &self.0
-    }
-}
-
-impl DerefMut for Uci {
-    fn deref_mut(&mut self) -> &mut EngineProcess {
-        &mut self.0
     }
 }
 
@@ -97,7 +81,7 @@ fn check_info(line: &str) -> Vec<String> {
 
 #[test]
 fn alpha_beta_session_line_by_line() {
-    let mut e = Uci::start(&["--player", "alphabeta:3"]);
+    let mut e = start_uci(&["--player", "alphabeta:3"]);
     e.send("uci");
     let lines = e.until("uciok", Duration::from_secs(10));
     assert!(lines[0].starts_with("id name fairyzero "), "{lines:?}");
@@ -166,7 +150,7 @@ fn alpha_beta_session_line_by_line() {
 
 #[test]
 fn stop_ends_an_infinite_search_at_once() {
-    let mut e = Uci::start(&["--player", "alphabeta:3", "--variant", "capablanca"]);
+    let mut e = start_uci(&["--player", "alphabeta:3", "--variant", "capablanca"]);
     e.send("position startpos");
     e.send("go infinite");
     // Searching: `isready` is still answered at once, and no bestmove comes before `stop`.
@@ -192,7 +176,7 @@ fn stop_ends_an_infinite_search_at_once() {
 
 #[test]
 fn bad_input_is_reported_and_the_engine_goes_on() {
-    let mut e = Uci::start(&["--player", "alphabeta:2", "--variant", "losalamos"]);
+    let mut e = start_uci(&["--player", "alphabeta:2", "--variant", "losalamos"]);
     e.expect_error("frobnicate now", "unknown command \"frobnicate\"");
     e.expect_error("position fen rnqknr/pppppp/6/6/PPPPPP/RNQKNX w - - 0 1", "unknown piece token");
     e.expect_error("position startpos moves a2a3 a7a5", "move 2 (a7a5)");
@@ -215,7 +199,7 @@ fn bad_input_is_reported_and_the_engine_goes_on() {
 /// are moves in the project's notation (the fairyzero extension of docs/engines.md).
 #[test]
 fn setup_phase_through_the_extension_notation() {
-    let mut e = Uci::start(&["--player", "alphabeta:1"]);
+    let mut e = start_uci(&["--player", "alphabeta:1"]);
     e.send("setoption name UCI_Variant value scirocco");
     e.send("position startpos");
     e.send("go depth 1");
@@ -236,7 +220,7 @@ fn setup_phase_through_the_extension_notation() {
 /// The MCTS path: an untrained tiny net, MultiPV and WDL, a node limit, `stop` of `go infinite`.
 #[test]
 fn net_session_with_multipv_and_wdl() {
-    let mut e = Uci::start(&["--net", "random:tiny@16", "--variant", "gardner", "--search", "puct"]);
+    let mut e = start_uci(&["--net", "random:tiny@16", "--variant", "gardner", "--search", "puct"]);
     e.send("uci");
     let lines = e.until("uciok", Duration::from_secs(60));
     for option in [

@@ -6,25 +6,28 @@
 
 mod common;
 
-use std::{
-    ops::{Deref, DerefMut},
-    time::{Duration, Instant},
-};
+use std::time::{Duration, Instant};
 
 use common::{legal_moves, EngineProcess};
 
-/// `fairyzero xboard ARGS`, already told `xboard`, with the CECP exchanges the tests repeat.
-struct Xboard(EngineProcess);
+/// Starts `fairyzero xboard ARGS` and tells it `xboard`, as XBoard does first.
+fn start_xboard(args: &[&str]) -> EngineProcess {
+    let mut all = vec!["xboard"];
+    all.extend_from_slice(args);
+    let mut e = EngineProcess::start(&all);
+    e.send("xboard");
+    e
+}
 
-impl Xboard {
-    fn start(args: &[&str]) -> Xboard {
-        let mut all = vec!["xboard"];
-        all.extend_from_slice(args);
-        let mut e = Xboard(EngineProcess::start(&all));
-        e.send("xboard");
-        e
-    }
+/// The CECP exchanges the tests repeat.
+trait Xboard {
+    fn quiet(&mut self, n: u32);
+    fn expect(&mut self, line: &str, answer: &str);
+    fn expect_start(&mut self, line: &str, start: &str);
+    fn engine_move(&mut self, timeout: Duration) -> (String, Vec<String>);
+}
 
+impl Xboard for EngineProcess {
     /// `ping N` answered by `pong N` with nothing before it: every earlier command was handled
     /// silently.
     fn quiet(&mut self, n: u32) {
@@ -67,27 +70,10 @@ impl Xboard {
         }
         (last["move ".len()..].to_string(), thinking.to_vec())
     }
-
-    fn quit(self) {
-        self.0.quit();
-    }
-}
-
-impl Deref for Xboard {
-    type Target = EngineProcess;
-    fn deref(&self) -> &EngineProcess {
-        &self.0
-    }
-}
-
-impl DerefMut for Xboard {
-    fn deref_mut(&mut self) -> &mut EngineProcess {
-        &mut self.0
-    }
 }
 
 /// The `protover 2` answer: the features XBoard needs, and the variants it can carry.
-fn check_features(e: &mut Xboard) {
+fn check_features(e: &mut EngineProcess) {
     e.send("protover 2");
     let lines = e.until("feature done=1", Duration::from_secs(10));
     assert_eq!(lines.first().map(String::as_str), Some("feature done=0"), "{lines:?}");
@@ -113,7 +99,7 @@ fn check_features(e: &mut Xboard) {
 
 #[test]
 fn alpha_beta_session_line_by_line() {
-    let mut e = Xboard::start(&["--player", "alphabeta:3"]);
+    let mut e = start_xboard(&["--player", "alphabeta:3"]);
     check_features(&mut e);
     e.send("accepted setboard");
     e.quiet(1);
@@ -175,7 +161,7 @@ fn alpha_beta_session_line_by_line() {
 
 #[test]
 fn variants_setup_refusals_and_ten_ranks() {
-    let mut e = Xboard::start(&["--player", "alphabeta:2"]);
+    let mut e = start_xboard(&["--player", "alphabeta:2"]);
     check_features(&mut e);
     // An engine-defined variant: the board, its pieces and their moves for XBoard.
     e.send("new");
@@ -237,7 +223,7 @@ fn variants_setup_refusals_and_ten_ranks() {
 
 #[test]
 fn clocks_and_move_now() {
-    let mut e = Xboard::start(&["--player", "alphabeta:64"]);
+    let mut e = start_xboard(&["--player", "alphabeta:64"]);
     check_features(&mut e);
     // 40 moves in 2 s: about 50 ms a move.
     e.send("new");
@@ -270,7 +256,7 @@ fn clocks_and_move_now() {
 
 #[test]
 fn net_plays_a_short_game() {
-    let mut e = Xboard::start(&["--net", "random:tiny@8", "--variant", "gardner"]);
+    let mut e = start_xboard(&["--net", "random:tiny@8", "--variant", "gardner"]);
     check_features(&mut e);
     e.send("new");
     e.send("variant gardner");
