@@ -28,7 +28,8 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FAIRYZERO = os.path.join(REPO, "target/release/fairyzero")
 CRATE = os.environ.get("SCIROCCO_REPLAY_CRATE", "/tmp/scirocco-loss-replay")
 REPLAY = os.path.join(CRATE, "target/release/scianalysis")
-RUN = "/work/runs/scirocco"
+# The run whose games `selfplay-values` and `value-split` read.
+RUN = os.environ.get("SCIROCCO_RUN", "/work/runs/scirocco")
 FIRST_HANGS = "/tmp/scirocco_first_hangs.json"
 
 RUST = r'''//! Replays Scirocco games (stdin: `id \t opening_moves \t moves` per line) and prints, per ply,
