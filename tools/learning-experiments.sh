@@ -34,7 +34,7 @@ train() { # LOG ARGS...: one run in the background, its log kept beside the run 
 for step in "$@"; do
   case "$step" in
     scirocco)
-      dir=$RUNS/scirocco
+      dir=$RUNS/scirocco-x1
       extra=()
       if [ ! -d "$dir/checkpoints" ]; then
         kept=$(ls -d artifacts/scirocco-run/step-* | tail -1)
