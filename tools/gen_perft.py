@@ -54,6 +54,27 @@ KINGLET_INI = """[kingletfile:kinglet]
 promotionPieceTypes = nbrq
 """
 
+# The dossier's Appendix A sections (shared/rules/variant-list.md) for the A-class rows that
+# Fairy-Stockfish knows only as custom variants. One text for all of them, so that each oracle
+# process loads it once. longleapers needs `customPiece`, which the 11.1 CLI lacks: pyffish only.
+DOSSIER_INI = """[annihilation:chess]
+extinctionValue = loss
+extinctionPieceTypes = *
+extinctionPieceCount = 1
+
+[longleapers:chess]
+knight = -
+customPiece1 = n:C
+promotionPieceTypes = qrbn
+
+[faerychess:chess]
+archbishop = a
+startFen = rnaqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKANR w KQkq - 0 1
+
+[englishstalemate:chess]
+stalemateValue = win
+"""
+
 # Published numbers used as cross-checks only.
 CC = "cutechess tst_board.cpp"
 CPW = "CPW perft results"
@@ -309,6 +330,73 @@ VARIANTS = {
               "r1bqkb1r/p1pp2pp/2nn1n2/1p2Np2/6Q1/2N1P1P1/PPPP1P1P/R1B1KBNR[] w KQkq - 0 8", 4),
         ],
     },
+    "amazon": {
+        # List #19 (Knighted Queen): FSF built-in `amazon` (queen -> amazon `a`, promotion a/r/b/n).
+        "cli": "amazon", "py": "amazon", "ini": None, "pc": None,
+        "positions": [
+            P("start position", "rnbakbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBAKBNR w KQkq - 0 1", 5,
+              {4: 318185, 5: 9319911}, CC),
+            P("promotions to A/R/B/N incl. promotion captures, castling rights on one side each",
+              "r3k3/1P6/8/8/8/8/6p1/4K2R w Kq - 0 1", 4),
+            P("castling: amazon b6 leaps to c8 (black O-O-O illegal), amazon h3 covers f1 (white O-O illegal)",
+              "r3k2r/8/1A6/8/8/7a/8/R3K2R w KQkq - 0 1", 4),
+            P("random middlegame (seeded playout)",
+              "rn1akb1r/1pp4n/5ppp/p2pN3/8/PPA4b/2PPPPPP/R1B1KB1R w KQkq - 0 10", 4),
+        ],
+    },
+    "faerychess": {
+        # List #20: the light-square bishops (f1, c8) are archbishops; promotion to Q/R/B/N.
+        "cli": "faerychess", "py": "faerychess", "ini": DOSSIER_INI, "pc": None,
+        "positions": [
+            P("start position", "rnaqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKANR w KQkq - 0 1", 5),
+            P("promotions (to Q/R/B/N only) with archbishops on the board",
+              "r3k3/1P6/8/3a4/8/8/6p1/4KA1R w Kq - 0 1", 4),
+            P("random middlegame (seeded playout)",
+              "r2q1bnr/p1pkp2p/1a1p1pp1/Pp6/n4P2/6PP/1PPPP2A/RNBQ1KNR w - - 5 10", 4),
+        ],
+    },
+    "longleapers": {
+        # List #21: knights are camels (3,1). pyffish only (the 11.1 CLI has no customPiece).
+        "cli": None, "py": "longleapers", "ini": DOSSIER_INI, "pc": None,
+        "positions": [
+            P("start position", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 4),
+            P("promotion to the long leaper among Q/R/B, and its (3,1) check",
+              "4k3/1P6/8/8/8/8/6p1/4K3 w - - 0 1", 4),
+            P("random middlegame (seeded playout)",
+              "r1bqkbn1/p2ppp1r/1p6/n1p3p1/2PP4/PP2P1pP/4KP2/RNBQ1BNR w q - 0 9", 3),
+        ],
+    },
+    "annihilation": {
+        # List #27: orthodox chess, and a side reduced to a bare king loses at once (no claim).
+        "cli": "annihilation", "py": "annihilation", "ini": DOSSIER_INI, "pc": None,
+        "positions": [
+            P("start position (orthodox numbers: no king can be bared by ply 5)",
+              "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 5,
+              {1: 20, 2: 400, 3: 8902, 4: 197281, 5: 4865609}, CPW + " (orthodox chess)"),
+            P("Rxd5+ bares black: the game ends although Kxd5 would bare white in reply",
+              "8/8/3k4/3r4/8/8/8/3RK3 w - - 0 1", 5),
+            P("black is already bare: game over at the root", "4k3/8/8/8/8/8/8/Q3K3 b - - 0 1", 2),
+            P("captures that bare either side deep in the tree",
+              "4k3/8/2n5/8/4B3/8/2p5/4K3 w - - 0 1", 5),
+            P("random middlegame (seeded playout)",
+              "5r2/p1p1N1k1/7q/1b2p2r/2PPP1n1/Pp3PpN/1P2K1BP/R1B1Q2R w - - 5 31", 4),
+        ],
+    },
+    "englishstalemate": {
+        # List #78: the stalemated side wins. Moves (and so perft) are orthodox; the numbers check
+        # that the variant file changes nothing else.
+        "cli": "englishstalemate", "py": "englishstalemate", "ini": DOSSIER_INI, "pc": "chess",
+        "positions": [
+            P("start position", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 5,
+              {1: 20, 2: 400, 3: 8902, 4: 197281, 5: 4865609}, CPW + " (orthodox chess)"),
+            P("stalemate at the root (no legal moves; the side to move has won)",
+              "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", 2),
+            P("lone pawn vs king: stalemates and promotions deep in the tree",
+              "K1k5/8/P7/8/8/8/8/8 w - - 0 1", 6),
+            P("random middlegame (seeded playout)",
+              "rn1qk2r/pppbpp1p/5b2/1B1p2pn/P5PP/1P6/2PP1PR1/1NBQK1NR w Kkq - 1 11", 4),
+        ],
+    },
 }
 
 
@@ -355,9 +443,11 @@ _PY_STATE = {}
 
 def _py_init(ini):
     import pyffish as sf
-    if ini and not _PY_STATE.get("ini_loaded"):
+    # Each distinct config once per process: several variants use different ini texts.
+    loaded = _PY_STATE.setdefault("inis_loaded", set())
+    if ini and ini not in loaded:
         sf.load_variant_config(ini)
-        _PY_STATE["ini_loaded"] = True
+        loaded.add(ini)
     _PY_STATE["sf"] = sf
 
 
@@ -514,6 +604,11 @@ def write_variant(name, spec, results, outdir, vers):
     if name == "kinglet":
         lines.append("# Rules: Fairy-Stockfish `kinglet` with `promotionPieceTypes = nbrq` (the `kingletfile` section of")
         lines.append("#   shared/rules/variant-list.md Appendix A). FSF's built-in kinglet promotes to king only and differs.")
+    elif spec["ini"] is DOSSIER_INI:
+        lines.append(f"# Rules: the Fairy-Stockfish `{spec['py']}` section of shared/rules/variant-list.md Appendix A"
+                     " (a custom variant;")
+        lines.append("#   " + ("pyffish only: the FSF 11.1 CLI has no customPiece)." if not spec["cli"]
+                             else "loaded into the FSF CLI with `VariantPath` and into pyffish)."))
     elif name == "berolina":
         lines.append("# Rules: Fairy-Stockfish `berolina` (pyffish only: the FSF 11.1 CLI has no berolina).")
     else:
