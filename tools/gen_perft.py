@@ -73,6 +73,12 @@ startFen = rnaqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKANR w KQkq - 0 1
 
 [englishstalemate:chess]
 stalemateValue = win
+
+[giveawayking:antichess]
+promotionPieceTypes = nbrq
+extinctionValue = win
+extinctionPieceTypes = k
+extinctionPieceCount = 0
 """
 
 # Published numbers used as cross-checks only.
@@ -397,6 +403,58 @@ VARIANTS = {
               "rn1qk2r/pppbpp1p/5b2/1B1p2pn/P5PP/1P6/2PP1PR1/1NBQK1NR w Kkq - 1 11", 4),
         ],
     },
+    "giveawayking": {
+        # List #2: antichess, but the side whose king is captured wins; promotion to N/B/R/Q.
+        "cli": "giveawayking", "py": "giveawayking", "ini": DOSSIER_INI, "pc": None,
+        "positions": [
+            P("start position (antichess numbers until a king falls)",
+              "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1", 5,
+              {4: 153299, 5: 2732672}, CC + " (antichess)"),
+            P("the forced Rxe8 captures the black king: black has won, no replies",
+              "4k3/8/8/8/8/8/4R3/4K3 w - - 0 1", 3),
+            P("promotion to Q/R/B/N only (no promotion to king), kings in play",
+              "4k3/1P6/8/8/8/8/8/4K3 w - - 0 1", 5),
+            P("white has no king: game over at the root", "4k3/8/8/8/8/8/P7/8 b - - 0 1", 2),
+            P("random middlegame (seeded playout)",
+              "1nq1kbnr/2pppppp/8/8/8/P5PP/2PPPP2/2BQKBNb w - - 1 8", 5),
+        ],
+    },
+    "reverso": {
+        # List #62: chess with knights and bishops swapped in the array.
+        "cli": "chess", "py": "chess", "ini": None, "pc": "chess",
+        "positions": [
+            P("start position", "rbnqknbr/pppppppp/8/8/8/8/PPPPPPPP/RBNQKNBR w KQkq - 0 1", 5),
+            P("random middlegame (seeded playout)",
+              "r1nqknbr/3p1ppQ/p2bp3/1pp5/1P6/1N2P3/P1PP1PPP/RB2KNBR w kq - 0 8", 4),
+        ],
+    },
+    "marchofthepawns": {
+        # List #24: kings and eight pawns a side, orthodox rules.
+        "cli": "chess", "py": "chess", "ini": None, "pc": "chess",
+        "positions": [
+            P("start position", "4k3/pppppppp/8/8/8/8/PPPPPPPP/4K3 w - - 0 1", 6),
+            P("random middlegame (seeded playout)",
+              "3k4/3p1ppp/p7/4p3/1pp1P2P/PP3P2/2PP2P1/3K4 w - - 2 8", 6),
+        ],
+    },
+    "wild5": {
+        # List #67: the armies swapped (each side's pawns one step from promotion, blocked by its own pieces).
+        "cli": "chess", "py": "chess", "ini": None, "pc": "chess",
+        "positions": [
+            P("start position", "RNBKQBNR/PPPPPPPP/8/8/8/8/pppppppp/rnbkqbnr w - - 0 1", 6),
+            P("random middlegame (seeded playout)",
+              "QRBKQB1R/1PPPPPPP/5N2/5n2/3n4/8/pp1ppp1p/N1bkqbnr w - - 1 8", 4),
+        ],
+    },
+    "wild8": {
+        # List #70: pawns start face to face on the 4th and 5th ranks.
+        "cli": "chess", "py": "chess", "ini": None, "pc": "chess",
+        "positions": [
+            P("start position", "rnbqkbnr/8/8/pppppppp/PPPPPPPP/8/8/RNBQKBNR w KQkq - 0 1", 4),
+            P("random middlegame (seeded playout)",
+              "rn2kbn1/1b6/1q4r1/pp1pp1PP/PPPpp2P/8/R3K1B1/1NBQ2NR w q - 1 8", 4),
+        ],
+    },
 }
 
 
@@ -609,6 +667,8 @@ def write_variant(name, spec, results, outdir, vers):
                      " (a custom variant;")
         lines.append("#   " + ("pyffish only: the FSF 11.1 CLI has no customPiece)." if not spec["cli"]
                              else "loaded into the FSF CLI with `VariantPath` and into pyffish)."))
+    elif name in ("reverso", "marchofthepawns", "wild5", "wild8"):
+        lines.append("# Rules: orthodox chess (Fairy-Stockfish `chess`, python-chess) from this variant's own start array.")
     elif name == "berolina":
         lines.append("# Rules: Fairy-Stockfish `berolina` (pyffish only: the FSF 11.1 CLI has no berolina).")
     else:
