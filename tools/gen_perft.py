@@ -74,6 +74,16 @@ startFen = rnaqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKANR w KQkq - 0 1
 [englishstalemate:chess]
 stalemateValue = win
 
+[twinchess:chess]
+king = -
+commoner = k
+castling = false
+extinctionValue = loss
+extinctionPseudoRoyal = true
+extinctionPieceTypes = k
+extinctionPieceCount = 1
+startFen = rbkqqkbr/pppppppp/n6n/8/8/N6N/PPPPPPPP/RBKQQKBR w - - 0 1
+
 [giveawayking:antichess]
 promotionPieceTypes = nbrq
 extinctionValue = win
@@ -455,6 +465,21 @@ VARIANTS = {
               "rn2kbn1/1b6/1q4r1/pp1pp1PP/PPPpp2P/8/R3K1B1/1NBQ2NR w q - 1 8", 4),
         ],
     },
+    "twinchess": {
+        # List #25: two royal kings a side (FSF pseudo-royal commoners), no castling. pyffish only:
+        # the 11.1 CLI's pseudo-royal rule differs (start d3 5316, pyffish 5312).
+        "cli": None, "py": "twinchess", "ini": DOSSIER_INI, "pc": None,
+        "no_cli": "pyffish only: the FSF 11.1 CLI's pseudo-royal rule differs, start d3 5316 against 5312).",
+        "positions": [
+            P("start position", "rbkqqkbr/pppppppp/n6n/8/8/N6N/PPPPPPPP/RBKQQKBR w - - 0 1", 4),
+            P("the dossier's spot check: the rook checks Kf1, which cannot leave rank 1 without exposing Kc1: mate",
+              "2k2k2/8/8/8/8/8/8/2K2K1r w - - 0 1", 2),
+            P("a check on either king must be met; mates on one king end the game",
+              "2k2k2/8/8/8/8/8/3q4/2K2K2 w - - 0 1", 4),
+            P("random middlegame (seeded playout)",
+              "rbq1qkbr/ppkppp1p/6p1/1p1B1n2/4P3/4BP1N/1PPP2PP/R1KQQK1R w - - 3 9", 3),
+        ],
+    },
 }
 
 
@@ -665,7 +690,7 @@ def write_variant(name, spec, results, outdir, vers):
     elif spec["ini"] is DOSSIER_INI:
         lines.append(f"# Rules: the Fairy-Stockfish `{spec['py']}` section of shared/rules/variant-list.md Appendix A"
                      " (a custom variant;")
-        lines.append("#   " + ("pyffish only: the FSF 11.1 CLI has no customPiece)." if not spec["cli"]
+        lines.append("#   " + (spec.get("no_cli", "pyffish only: the FSF 11.1 CLI has no customPiece).") if not spec["cli"]
                              else "loaded into the FSF CLI with `VariantPath` and into pyffish)."))
     elif name in ("reverso", "marchofthepawns", "wild5", "wild8"):
         lines.append("# Rules: orthodox chess (Fairy-Stockfish `chess`, python-chess) from this variant's own start array.")

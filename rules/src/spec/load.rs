@@ -24,6 +24,7 @@ const BUILTIN: &[(&str, &str)] = &[
     ("annihilation", include_str!("../../../configs/variants/annihilation.toml")),
     ("englishstalemate", include_str!("../../../configs/variants/englishstalemate.toml")),
     ("giveawayking", include_str!("../../../configs/variants/giveawayking.toml")),
+    ("twinchess", include_str!("../../../configs/variants/twinchess.toml")),
     ("reverso", include_str!("../../../configs/variants/reverso.toml")),
     ("marchofthepawns", include_str!("../../../configs/variants/marchofthepawns.toml")),
     ("wild5", include_str!("../../../configs/variants/wild5.toml")),
