@@ -84,6 +84,19 @@ extinctionPieceTypes = k
 extinctionPieceCount = 1
 startFen = rbkqqkbr/pppppppp/n6n/8/8/N6N/PPPPPPPP/RBKQQKBR w - - 0 1
 
+[giraffe10:chess]
+maxRank = 10
+maxFile = j
+archbishop = a
+customPiece1 = g:QN
+customPiece2 = s:fW
+castling = false
+doubleStep = false
+promotionRegionWhite = *10
+promotionRegionBlack = *1
+promotionPieceTypes = q
+startFen = rnbgkqabnr/ppppsspppp/4nn4/10/10/10/10/4NN4/PPPPSSPPPP/RNBAQKGBNR w - - 0 1
+
 [giveawayking:antichess]
 promotionPieceTypes = nbrq
 extinctionValue = win
@@ -478,6 +491,19 @@ VARIANTS = {
               "2k2k2/8/8/8/8/8/3q4/2K2K2 w - - 0 1", 4),
             P("random middlegame (seeded playout)",
               "rbq1qkbr/ppkppp1p/6p1/1p1B1n2/4P3/4BP1N/1PPP2PP/R1KQQK1R w - - 3 9", 3),
+        ],
+    },
+    "giraffe10": {
+        # List #54 (first setup): 10x10, archbishop, giraffe (QN), soldier (fW, the dossier's
+        # reading), single-step pawns promoting to Q only. pyffish only (customPiece).
+        "cli": None, "py": "giraffe10", "ini": DOSSIER_INI, "pc": None,
+        "positions": [
+            P("start position",
+              "rnbgkqabnr/ppppsspppp/4nn4/10/10/10/10/4NN4/PPPPSSPPPP/RNBAQKGBNR w - - 0 1", 4),
+            P("promotion to Q only; soldiers capture straight ahead and stop (no promotion) on the last rank",
+              "4k5/1P2S5/10/10/4s5/4S5/10/10/6p3/4K5 w - - 0 1", 4),
+            P("random middlegame (seeded playout)",
+              "rnbgkqabnr/pp1pss2p1/2p4p1p/5npn2/8N1/10/5S4/3PN1G1PP/PPP1SAPP2/RNB1QK1BNR w - - 0 11", 3),
         ],
     },
 }

@@ -25,6 +25,7 @@ const BUILTIN: &[(&str, &str)] = &[
     ("englishstalemate", include_str!("../../../configs/variants/englishstalemate.toml")),
     ("giveawayking", include_str!("../../../configs/variants/giveawayking.toml")),
     ("twinchess", include_str!("../../../configs/variants/twinchess.toml")),
+    ("giraffe10", include_str!("../../../configs/variants/giraffe10.toml")),
     ("reverso", include_str!("../../../configs/variants/reverso.toml")),
     ("marchofthepawns", include_str!("../../../configs/variants/marchofthepawns.toml")),
     ("wild5", include_str!("../../../configs/variants/wild5.toml")),
