@@ -501,7 +501,7 @@ VARIANTS = {
             P("start position",
               "rnbgkqabnr/ppppsspppp/4nn4/10/10/10/10/4NN4/PPPPSSPPPP/RNBAQKGBNR w - - 0 1", 4),
             P("promotion to Q only; soldiers capture straight ahead and stop (no promotion) on the last rank",
-              "4k5/1P2S5/10/10/4s5/4S5/10/10/6p3/4K5 w - - 0 1", 4),
+              "9k/1P2S5/10/10/4s5/4S5/10/10/6p3/4K5 w - - 0 1", 4),
             P("random middlegame (seeded playout)",
               "rnbgkqabnr/pp1pss2p1/2p4p1p/5npn2/8N1/10/5S4/3PN1G1PP/PPP1SAPP2/RNB1QK1BNR w - - 0 11", 3),
         ],
