@@ -91,7 +91,7 @@ fn check_features(e: &mut EngineProcess) {
         assert!(all.contains(f), "{f} missing: {lines:?}");
     }
     assert!(
-        lines.contains(&"feature variants=\"normal,capablanca,grand,shatranj,courier,antichess,losalamos,gardner,berolina,kinglet,antilosalamos\"".to_string()),
+        lines.contains(&"feature variants=\"normal,capablanca,grand,shatranj,courier,antichess,losalamos,gardner,berolina,kinglet,antilosalamos,amazon,faerychess,longleapers,annihilation,englishstalemate,giveawayking,twinchess,giraffe10,reverso,marchofthepawns,wild5,wild8\"".to_string()),
         "{lines:?}"
     );
     assert_eq!(lines.len(), 4, "{lines:?}");

@@ -60,11 +60,13 @@ impl PositionArgs {
 pub struct VariantsArgs {}
 
 pub fn variants(_: VariantsArgs) -> Result<()> {
+    // The name column fits the longest built-in name, so the table stays aligned as variants come.
+    let width = variant::builtin_names().map(str::len).max().unwrap_or(0);
     for name in variant::builtin_names() {
         let v = Variant::load(name).with_context(|| format!("built-in variant {name}"))?;
         let description = v.spec.description.clone().unwrap_or_default();
         println!(
-            "{:<12} {:>2}x{:<2} {:>3} piece types  {}",
+            "{:<width$} {:>2}x{:<2} {:>3} piece types  {}",
             name,
             v.dims.width,
             v.dims.height,
