@@ -199,17 +199,18 @@ pub fn read_checkpoint_folder(dir: &Path, what: &str) -> anyhow::Result<Checkpoi
     Ok(manifest)
 }
 
-/// Publishes a checkpoint folder of another run (or a copy of one kept outside any run) into
-/// `store` under its own name, byte for byte, manifest last, so that resuming the store finds
-/// it as its newest checkpoint: weights, optimizer moments, step and trainer state carry on.
-pub fn import_checkpoint(store: &dyn Store, dir: &Path, what: &str) -> anyhow::Result<CheckpointManifest> {
-    let manifest = read_checkpoint_folder(dir, what)?;
+/// Publishes a checkpoint folder of another run (or a copy of one kept outside any run), whose
+/// `manifest` [`read_checkpoint_folder`] has read and checked, into `store` under its own name,
+/// byte for byte, manifest last, so that resuming the store finds it as its newest checkpoint:
+/// weights, optimizer moments, step and trainer state carry on. (Resuming checks the store's
+/// copy against the manifest again, as it does every checkpoint it loads.)
+pub fn import_checkpoint(store: &dyn Store, dir: &Path, manifest: &CheckpointManifest) -> anyhow::Result<()> {
     let prefix = checkpoint_prefix(&manifest.name);
     for f in &manifest.files {
         store.publish(&format!("{prefix}/{}", f.name), std::fs::read(dir.join(&f.name))?)?;
     }
     store.publish(&format!("{prefix}/{MANIFEST_FILE}"), std::fs::read(dir.join(MANIFEST_FILE))?)?;
-    Ok(manifest)
+    Ok(())
 }
 
 /// Every checkpoint with a readable manifest, by step. Unreadable manifests are skipped with a

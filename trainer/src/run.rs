@@ -919,32 +919,36 @@ impl Run {
                 Some((source.clone(), loaded))
             }
         };
-        if let Some(source) = &options.continue_from {
-            if options.transfer.is_some() {
-                bail!(
-                    "--continue-from and --transfer exclude each other: continue a run, or start a new one from a net"
-                );
+        let continuing = match &options.continue_from {
+            None => None,
+            Some(source) => {
+                if options.transfer.is_some() {
+                    bail!(
+                        "--continue-from and --transfer exclude each other: continue a run, or start a new one from a net"
+                    );
+                }
+                if let Some(last) = artifacts::list_checkpoints(store.as_ref())?.last() {
+                    bail!(
+                        "--continue-from goes into a run directory without checkpoints, but {} has some (the last is {}); \
+                         pass another run_dir (-o run_dir=NEW_DIR), or drop --continue-from to resume this run",
+                        store.url(),
+                        last.name
+                    );
+                }
+                // Everything is checked before the store is written: files, rules, architecture.
+                let manifest = artifacts::read_checkpoint_folder(source, "--continue-from")?;
+                let arch = config.net.resolve()?;
+                let loaded = checkpoint::load(source, Arc::clone(&variant), Some(&arch), device, false)
+                    .with_context(|| format!("--continue-from {}", source.display()))?;
+                if loaded.header.optimizer.is_none() {
+                    bail!(
+                        "--continue-from {}: the checkpoint has no optimizer state; use --transfer to start a new run from its weights",
+                        source.display()
+                    );
+                }
+                Some((source, manifest))
             }
-            if let Some(last) = artifacts::list_checkpoints(store.as_ref())?.last() {
-                bail!(
-                    "--continue-from goes into a run directory without checkpoints, but {} has some (the last is {}); \
-                     pass another run_dir (-o run_dir=NEW_DIR), or drop --continue-from to resume this run",
-                    store.url(),
-                    last.name
-                );
-            }
-            // Everything is checked before the store is written: files, rules, architecture.
-            artifacts::read_checkpoint_folder(source, "--continue-from")?;
-            let arch = config.net.resolve()?;
-            let loaded = checkpoint::load(source, Arc::clone(&variant), Some(&arch), device, false)
-                .with_context(|| format!("--continue-from {}", source.display()))?;
-            if loaded.header.optimizer.is_none() {
-                bail!(
-                    "--continue-from {}: the checkpoint has no optimizer state; use --transfer to start a new run from its weights",
-                    source.display()
-                );
-            }
-        }
+        };
         // Before the configuration is recorded: a start refused for a bad index changes nothing.
         let index_path = run_dir.join(INDEX_FILE);
         let mut index = if options.rebuild_index {
@@ -980,9 +984,9 @@ impl Run {
             );
         }
 
-        let continued_from = match &options.continue_from {
-            Some(source) => {
-                let m = artifacts::import_checkpoint(store.as_ref(), source, "--continue-from")?;
+        let continued_from = match continuing {
+            Some((source, m)) => {
+                artifacts::import_checkpoint(store.as_ref(), source, &m)?;
                 say(
                     &bar,
                     format!(
