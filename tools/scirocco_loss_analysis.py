@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Why the Scirocco nets lose to alphabeta:1 (docs/plans/scirocco-learning.md, section 5).
 
-Replays stored games with a small Rust tool on the rules crate (its source is embedded below;
+Replays stored games with a small Rust tool on the rules and evaluator crates (its source is embedded below;
 `build` writes it to a scratch crate OUTSIDE the workspace and builds it), then reports:
 
-  build                      write the replay tool (rules crate only) and build it
+  build                      write the replay tool (rules and evaluator crates; no libtorch) and build it
   matches MATCH.jsonl        per game of a net vs alphabeta:1 match (MatchGame records with moves):
                              result, reason, material (mobility values) over the game, one-move
                              hangs of each side and whether they were taken; hang kinds; writes
@@ -43,79 +43,12 @@ RUST = r'''//! Replays Scirocco games (stdin: `id \t opening_moves \t moves` per
 //! - fen_before: the position before the move, printed when hang >= 1 or missed >= 1.
 use std::{io::BufRead, sync::Arc};
 
-use fairyzero_rules::{Color, MoveKind, MoveList, Piece, PieceType, Position, Square, Variant};
+use fairyzero_rules::{Color, MoveList, Position, Variant};
 
+/// The evaluator's mobility values (`alphabeta:1`'s own), royals 0.
 fn mobility_values(v: &Arc<Variant>) -> Vec<f32> {
-    let n = v.piece_count();
-    let nsq = v.dims.squares();
-    let mut moves = MoveList::new();
-    (0..n)
-        .map(|t| {
-            if v.pieces[t].royal {
-                return 0.0;
-            }
-            let t = PieceType(t as u8);
-            let ours = Piece::new(t, Color::Blue);
-            let theirs = Piece::new(t, Color::Tan);
-            let mut total = 0.0f64;
-            for s in 0..nsq {
-                let s = Square(s as u16);
-                let Some(pos) = position_with(v, &[(s, ours)]) else { continue };
-                pos.pseudo_legal_moves(&mut moves);
-                let mut quiet: Vec<Square> = moves
-                    .iter()
-                    .filter(|m| m.to != s && !matches!(m.kind, MoveKind::Pass | MoveKind::Setup | MoveKind::SelfCapture))
-                    .map(|m| m.to)
-                    .collect();
-                quiet.sort_unstable();
-                quiet.dedup();
-                let mut captures = 0usize;
-                for x in 0..nsq {
-                    let x = Square(x as u16);
-                    if x == s {
-                        continue;
-                    }
-                    let Some(pos) = position_with(v, &[(s, ours), (x, theirs)]) else { continue };
-                    pos.pseudo_legal_moves(&mut moves);
-                    if moves.iter().any(|m| m.captures().contains(&x) || (m.to == x && pos.is_capture(m))) {
-                        captures += 1;
-                    }
-                }
-                total += (quiet.len() + captures) as f64 / 2.0;
-            }
-            let m = (total / nsq as f64) as f32;
-            (m / 1.4).powf(0.8).max(0.1)
-        })
-        .collect()
-}
-
-fn position_with(v: &Arc<Variant>, pieces: &[(Square, Piece)]) -> Option<Position> {
-    let d = v.dims;
-    let mut fen = String::new();
-    for rank in (0..d.height as i32).rev() {
-        let mut empty = 0;
-        for file in 0..d.width as i32 {
-            let sq = d.square(file, rank)?;
-            match pieces.iter().find(|(s, _)| *s == sq) {
-                Some(&(_, p)) => {
-                    if empty > 0 {
-                        fen.push_str(&empty.to_string());
-                        empty = 0;
-                    }
-                    fen.push_str(&v.piece_token(p));
-                }
-                None => empty += 1,
-            }
-        }
-        if empty > 0 {
-            fen.push_str(&empty.to_string());
-        }
-        if rank > 0 {
-            fen.push('/');
-        }
-    }
-    fen.push_str(" w - - 0 1");
-    Position::from_fen(Arc::clone(v), &fen).ok()
+    let values = fairyzero_evaluator::values::mobility_values(v);
+    values.iter().enumerate().map(|(t, &x)| if v.pieces[t].royal { 0.0 } else { x }).collect()
 }
 
 struct Ctx {
@@ -225,7 +158,8 @@ def build():
     os.makedirs(os.path.join(CRATE, "src"), exist_ok=True)
     with open(os.path.join(CRATE, "Cargo.toml"), "w") as f:
         f.write('[package]\nname = "scianalysis"\nversion = "0.1.0"\nedition = "2021"\n\n'
-                f'[dependencies]\nfairyzero-rules = {{ path = "{REPO}/rules" }}\n\n'
+                f'[dependencies]\nfairyzero-rules = {{ path = "{REPO}/rules" }}\n'
+                f'fairyzero-evaluator = {{ path = "{REPO}/evaluator" }}\n\n'
                 '[profile.release]\nopt-level = 3\ndebug = 0\n')
     with open(os.path.join(CRATE, "src/main.rs"), "w") as f:
         f.write(RUST)
