@@ -267,6 +267,14 @@ mod tests {
             (&["analyse", "--variant", "chess", "--nodes", "1", "--net", ckpt], LibtorchUse::Needs),
             (&["match", "greedy", "random", "--variant", "chess"], LibtorchUse::None),
             (&["match", "greedy", ckpt, "--variant", "chess"], LibtorchUse::Needs),
+            (
+                &["ladder", "--player", "greedy", "--engine", "uci:fsf", "--variant", "chess", "--out", "o"],
+                LibtorchUse::None,
+            ),
+            (
+                &["ladder", "--player", ckpt, "--engine", "uci:fsf", "--variant", "chess", "--out", "o"],
+                LibtorchUse::Needs,
+            ),
             (&["balance", "--variant", "chess", "--player", "random", "--out", "o"], LibtorchUse::None),
             (&["balance", "--variant", "chess", "--player", ckpt, "--out", "o"], LibtorchUse::Needs),
             (&["piece-values", "--variant", "chess", "--player", "random", "--out", "o"], LibtorchUse::None),

@@ -119,7 +119,7 @@ pub struct RankArgs {
 }
 
 /// The player of `spec`; a checkpoint inside `run` is named relative to it, as `rank` expects.
-fn contestant(
+pub(crate) fn contestant(
     spec: &PlayerSpec,
     variant: &Arc<Variant>,
     search: &SearchPlayerConfig,

@@ -20,6 +20,7 @@ pub mod bench;
 pub mod compare;
 pub mod designer;
 pub mod info;
+pub mod ladder;
 pub mod matches;
 pub mod model;
 pub mod rules;
@@ -52,6 +53,8 @@ pub enum Command {
     ShowGame(show_game::ShowGameArgs),
     /// Play a match between two players (last line: `result W D L score S ci LO HI`)
     Match(matches::MatchArgs),
+    /// Rate a player on an engine's scale of fixed depths (e.g. Fairy-Stockfish 1, 2, 3, ...): ladder.{md,json,png}
+    Ladder(ladder::LadderArgs),
     /// Rate every player of a run from its stored games: ranking.md, ranking.json, ranking.png
     Rank(matches::RankArgs),
     /// Rating curves of several runs on one scale (shared baselines): Elo against wall-clock and games, compare.{md,json,png}
@@ -101,6 +104,7 @@ impl Command {
             Command::Selfplay(args) => needs(args.net.is_some()),
             Command::Analyse(args) => needs(args.net.is_some()),
             Command::Match(args) => needs(checkpoint(&args.a) || checkpoint(&args.b)),
+            Command::Ladder(args) => needs(checkpoint(&args.player)),
             Command::Balance(args) => needs(checkpoint(&args.player)),
             Command::PieceValues(args) => {
                 needs(args.method.contains(&designer::Method::Probe) || args.player.as_ref().is_some_and(checkpoint))
@@ -122,6 +126,7 @@ impl Command {
             Command::Analyse(args) => analyse::run(args, net),
             Command::ShowGame(args) => show_game::run(args),
             Command::Match(args) => matches::run_match_command(args, net),
+            Command::Ladder(args) => ladder::run(args, net),
             Command::Rank(args) => matches::run_rank_command(args),
             Command::Compare(args) => compare::run(args),
             Command::Bench(args) => bench::run(args, net),
