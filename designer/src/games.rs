@@ -29,7 +29,7 @@ use rayon::prelude::*;
 
 use crate::Error;
 
-const Z95: f64 = 1.959_964;
+pub(crate) const Z95: f64 = 1.959_964;
 
 /// How games are played (shared by balance and piece values).
 #[derive(Clone, Debug)]
@@ -201,23 +201,41 @@ pub(crate) fn run_experiments(
     let done = std::sync::atomic::AtomicUsize::new(0);
     let total = experiments.len() * options.games;
     let variant_hash = format!("{:016x}", variant.hash);
-    for (e_index, e) in experiments.iter().enumerate() {
-        let before = existing
+    let stored = |e: &Experiment| {
+        existing
             .iter()
             .filter(|r| r.match_id == e.key && r.blue == player.name && r.variant_hash == variant_hash)
-            .count();
+            .count()
+    };
+    if options.games == 0 {
+        // Report only: the stored games are all there is to use.
+        return match experiments.iter().any(|e| stored(e) > 0) {
+            true => Ok(()),
+            false => Err(Error::NothingStored { player: player.name.clone() }),
+        };
+    }
+    // Each experiment's games so far, seed and openings.
+    let mut plans = Vec::with_capacity(experiments.len());
+    for e in experiments {
+        let before = stored(e);
         let seed = mix(options.seed, fnv(&e.key));
         // The salt keeps the openings of stores written before this generator was shared.
         let openings = openings_from(&e.start, before + options.games, options.random_plies, seed ^ 0x6465_7369_676e);
         if openings.is_empty() {
             return Err(Error::NoOpening { experiment: e.key.clone() });
         }
-        let mut g = 0;
-        while g < options.games {
+        plans.push((before, seed, openings));
+    }
+    // Batches go round the experiments, so that a run stopped early leaves every experiment
+    // (both colours of a piece type, every setup) with about the same number of new games.
+    let mut g = 0;
+    while g < options.games {
+        let end = (g + options.batch.max(1)).min(options.games);
+        for (e_index, (e, (before, seed, openings))) in experiments.iter().zip(&plans).enumerate() {
+            let (before, seed) = (*before, *seed);
             if options.stopped() {
                 return Ok(());
             }
-            let end = (g + options.batch.max(1)).min(options.games);
             let records: Vec<MatchGame> = pool.install(|| {
                 (g..end)
                     .into_par_iter()
@@ -256,8 +274,8 @@ pub(crate) fn run_experiments(
                     .collect()
             });
             store.append(&records, &format!("designer-{e_index}"))?;
-            g = end;
         }
+        g = end;
     }
     Ok(())
 }

@@ -6,8 +6,10 @@
 //! start position lacks (a promoted piece) is *added* instead, for one side, on the quiet square
 //! of its half nearest its first rank ([`Imbalance::Added`]). The score `s` of the side with the
 //! piece becomes an Elo advantage `400 log10(s / (1 - s))`, and X's value is
-//! `Elo(X) / Elo(reference)` in reference units (pawn by default). Intervals: the 95% Wilson
-//! interval of each score, mapped to Elo, and the ratio's extremes. A variant with a setup phase
+//! `Elo(X) / Elo(reference)` in reference units (pawn by default). The score weighs the two
+//! colours equally, so the first-move edge cancels even when they have different game counts.
+//! Intervals: the 95% interval of each score (normal, from both colours' variances), mapped
+//! to Elo, and the ratio's extremes. A variant with a setup phase
 //! is measured from its default array.
 //!
 //! The other two methods, which need self-play games rather than new matches, are in
@@ -23,7 +25,7 @@ use fairyzero_evaluator::{
 use fairyzero_rules::{Color, MoveList, Piece, PieceType, Position, Square, Variant};
 
 use crate::{
-    games::{run_experiments, tallies, DesignOptions, DesignProgress, Experiment, Tally},
+    games::{run_experiments, tallies, DesignOptions, DesignProgress, Experiment, Tally, Z95},
     material::ratio_interval,
     tables::{value_bars, write_plot, write_table_files},
     Error,
@@ -63,6 +65,31 @@ fn elo_of(score: f64, n: usize) -> f64 {
     let eps = 0.5 / (n.max(1) as f64);
     let s = score.clamp(eps, 1.0 - eps);
     400.0 * (s / (1.0 - s)).log10()
+}
+
+/// The score of the side with the piece, with each colour weighted equally, and its 95%
+/// interval. White's first-move edge is of the order of a pawn's value for engine players
+/// (Fairy-Stockfish at 2,000 nodes: +52 Elo in chess), so pooling the games would bias the
+/// value whenever the two colours have different game counts (a run stopped half-way, or
+/// rerun with other counts). With games of one colour only, the Wilson interval of that colour.
+fn colour_balanced_score(as_blue: &Tally, as_tan: &Tally) -> (f64, (f64, f64)) {
+    match (as_blue.games(), as_tan.games()) {
+        (0, _) => (as_tan.score(), as_tan.interval()),
+        (_, 0) => (as_blue.score(), as_blue.interval()),
+        _ => {
+            // Per-game variance of a win/draw/loss score, over the colour's games.
+            let variance_of_mean = |t: &Tally| {
+                let n = t.games() as f64;
+                let mean = t.score();
+                let second_moment = (t.wins as f64 + 0.25 * t.draws as f64) / n;
+                // At least that of one result of each kind, so 100% scores keep a width.
+                (second_moment - mean * mean).max(0.25 / n) / n
+            };
+            let score = 0.5 * (as_blue.score() + as_tan.score());
+            let half_width = Z95 * 0.5 * (variance_of_mean(as_blue) + variance_of_mean(as_tan)).sqrt();
+            (score, ((score - half_width).max(0.0), (score + half_width).min(1.0)))
+        }
+    }
 }
 
 /// The start position without one piece of `kind` of `color` (the first in square order).
@@ -211,32 +238,39 @@ pub fn run_piece_values(
     run_experiments(variant, player, &experiments, &per_side, &ResultStore::new(out), progress)?;
     let records = ResultStore::new(out).load()?.records;
     let all = tallies(variant, &player.name, &records);
-    // The tally of the side with the piece (the full side, or the reinforced one) per type.
-    let full = |t: usize, imbalance: Imbalance| -> Tally {
-        let mut out = Tally::default();
+    // The side with the piece (the full side, or the reinforced one) per type: its tally as
+    // Blue and as Tan.
+    let sides = |t: usize, imbalance: Imbalance| -> (Tally, Tally) {
         let key = |side: &str| format!("piece-values {}={} side={side}", imbalance.key(), token_of(t));
-        // Blue's tallies; Blue has the piece when Tan was handicapped or Blue reinforced.
+        // Blue has the piece when Tan was handicapped or Blue reinforced.
         let blue_has_it = |side: &str| (side == "tan") == (imbalance == Imbalance::Removed);
+        let (mut as_blue, mut as_tan) = (Tally::default(), Tally::default());
         for side in ["blue", "tan"] {
             if let Some(b) = all.get(&key(side)) {
-                let (w, l) = if blue_has_it(side) { (b.wins, b.losses) } else { (b.losses, b.wins) };
-                out.wins += w;
-                out.draws += b.draws;
-                out.losses += l;
+                if blue_has_it(side) {
+                    as_blue = Tally { wins: b.wins, draws: b.draws, losses: b.losses };
+                } else {
+                    as_tan = Tally { wins: b.losses, draws: b.draws, losses: b.wins };
+                }
             }
         }
-        out
+        (as_blue, as_tan)
     };
     let elo_row = |t: usize, imbalance: Imbalance| {
-        let tally = full(t, imbalance);
+        let (as_blue, as_tan) = sides(t, imbalance);
+        let tally = Tally {
+            wins: as_blue.wins + as_tan.wins,
+            draws: as_blue.draws + as_tan.draws,
+            losses: as_blue.losses + as_tan.losses,
+        };
         let n = tally.games();
-        let (lo, hi) = tally.interval();
-        (tally, elo_of(tally.score(), n), (elo_of(lo, n), elo_of(hi, n)))
+        let (score, (lo, hi)) = colour_balanced_score(&as_blue, &as_tan);
+        (tally, score, (lo, hi), elo_of(score, n), (elo_of(lo, n), elo_of(hi, n)))
     };
-    let (_, ref_elo, ref_ci) = elo_row(reference_type, Imbalance::Removed);
+    let (_, _, _, ref_elo, ref_ci) = elo_row(reference_type, Imbalance::Removed);
     let mut rows = Vec::new();
     for &(t, imbalance) in &measured {
-        let (tally, elo, elo_ci) = elo_row(t, imbalance);
+        let (tally, score, score_ci, elo, elo_ci) = elo_row(t, imbalance);
         let (value, value_ci) = if t == reference_type {
             (1.0, (1.0, 1.0))
         } else {
@@ -248,8 +282,8 @@ pub fn run_piece_values(
             piece: token_of(t),
             imbalance,
             games: tally.games(),
-            score: tally.score(),
-            score_ci: tally.interval(),
+            score,
+            score_ci,
             elo,
             elo_ci,
             value,
@@ -321,4 +355,43 @@ fn write_piece_value_files(report: &PieceValueReport, out: &Path) -> Result<(), 
     // games, a reference worth little to the player): the plot to read then.
     let elo = value_bars(report.rows.iter().map(|r| (r.piece.as_str(), r.elo, r.elo_ci)));
     write_plot(out, "piece-values-elo", &elo, "Elo advantage of the side with the piece (95% CI)", Some(0.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_two_colours_weigh_the_same_whatever_their_game_counts() {
+        // White's edge: the side with the piece scores 0.70 as Blue and 0.50 as Tan.
+        let as_blue = Tally { wins: 60, draws: 20, losses: 20 };
+        let as_tan = Tally { wins: 120, draws: 60, losses: 120 };
+        let (score, (lo, hi)) = colour_balanced_score(&as_blue, &as_tan);
+        assert!((score - 0.60).abs() < 1e-12, "{score}");
+        // Pooled, the 300 Tan games would drag it to 0.55.
+        let pooled = Tally { wins: 180, draws: 80, losses: 140 };
+        assert!((pooled.score() - 0.55).abs() < 1e-12);
+        assert!(lo < score && score < hi && hi - lo < 0.12, "({lo}, {hi})");
+        // The half-width: 1.96 x sqrt(var_b/100 + var_t/300) / 2, from each colour's
+        // per-game variance (second moment minus squared mean).
+        let var_b = (60.0 + 0.25 * 20.0) / 100.0 - 0.49;
+        let var_t = (120.0 + 0.25 * 60.0) / 300.0 - 0.25;
+        let expected = Z95 * 0.5 * (var_b / 100.0 + var_t / 300.0_f64).sqrt();
+        assert!(((hi - lo) / 2.0 - expected).abs() < 1e-12);
+    }
+
+    #[test]
+    fn one_colour_alone_keeps_its_wilson_interval() {
+        let only = Tally { wins: 7, draws: 2, losses: 1 };
+        assert_eq!(colour_balanced_score(&only, &Tally::default()), (only.score(), only.interval()));
+        assert_eq!(colour_balanced_score(&Tally::default(), &only), (only.score(), only.interval()));
+    }
+
+    #[test]
+    fn a_clean_sweep_keeps_a_width() {
+        let sweep = Tally { wins: 50, draws: 0, losses: 0 };
+        let (score, (lo, hi)) = colour_balanced_score(&sweep, &sweep);
+        assert_eq!((score, hi), (1.0, 1.0));
+        assert!(lo < 1.0);
+    }
 }

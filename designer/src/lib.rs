@@ -72,6 +72,8 @@ pub enum Error {
     SetupMask(#[from] fairyzero_rules::SetupMaskError),
     #[error("{experiment}: no opening that does not end the game")]
     NoOpening { experiment: String },
+    #[error("--games 0 reports stored games, and none of {player} is stored for this measurement: give --games N")]
+    NothingStored { player: String },
     #[error("cannot start the game threads: {0}")]
     Threads(rayon::ThreadPoolBuildError),
     #[error(transparent)]

@@ -29,8 +29,9 @@ pub struct BalanceArgs {
     #[arg(long, value_parser = PlayerSpec::parse)]
     pub player: PlayerSpec,
 
-    /// New games (per initial array with --setups; at most 10,000,000)
-    #[arg(long, default_value_t = 100, value_parser = limits::count::<usize>(1, limits::MAX_GAMES))]
+    /// New games (per initial array with --setups; at most 10,000,000); 0 reports the games
+    /// already stored in --out
+    #[arg(long, default_value_t = 100, value_parser = limits::count::<usize>(0, limits::MAX_GAMES))]
     pub games: usize,
 
     /// Per initial array of a variant with a setup phase: all, sample:K (K at most 65,536), or
@@ -133,8 +134,9 @@ pub struct PieceValuesArgs {
     #[arg(long, default_value = "P")]
     pub reference: String,
 
-    /// New games per piece type (half with Blue handicapped, half with Tan; at most 10,000,000)
-    #[arg(long, default_value_t = 100, value_parser = limits::count::<usize>(1, limits::MAX_GAMES))]
+    /// New games per piece type (half with Blue handicapped, half with Tan; at most
+    /// 10,000,000); 0 reports the games already stored in --out
+    #[arg(long, default_value_t = 100, value_parser = limits::count::<usize>(0, limits::MAX_GAMES))]
     pub games: usize,
 
     /// Output directory (results store, piece-values.{csv,md,png})
