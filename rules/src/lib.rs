@@ -45,6 +45,6 @@ pub use movegen::{perft, perft_divide};
 pub use moves::{Move, MoveKind, MoveList};
 pub use notation::{MoveError, PositionError, SetupMaskError};
 pub use position::{EndReason, Outcome, Position};
-pub use spec::{betza as geometry, power_spec as powers, setup_spec as setup};
+pub use spec::{betza as geometry, power_spec as powers, registry, setup_spec as setup};
 pub use types::{Color, Dims, Piece, PieceType, Square};
 pub use variant::{BuildError, GameValue, Variant, VariantError, VariantSpec};

@@ -1,48 +1,22 @@
 //! Loading variant text: built-in names, TOML parsing, `extends` chains (merged key by key) and
 //! lenient deserialisation that lists every schema problem at once.
 
-use std::path::{Path, PathBuf};
+use std::{
+    path::{Path, PathBuf},
+    sync::LazyLock,
+};
 
-use crate::spec::variant_spec::VariantSpec;
+use crate::spec::{registry, variant_spec::VariantSpec};
 
-/// Built-in variants, embedded at compile time so that every command works without files.
-const BUILTIN: &[(&str, &str)] = &[
-    ("chess", include_str!("../../../configs/variants/chess.toml")),
-    ("capablanca", include_str!("../../../configs/variants/capablanca.toml")),
-    ("grand", include_str!("../../../configs/variants/grand.toml")),
-    ("shatranj", include_str!("../../../configs/variants/shatranj.toml")),
-    ("courier", include_str!("../../../configs/variants/courier.toml")),
-    ("antichess", include_str!("../../../configs/variants/antichess.toml")),
-    ("losalamos", include_str!("../../../configs/variants/losalamos.toml")),
-    ("gardner", include_str!("../../../configs/variants/gardner.toml")),
-    ("berolina", include_str!("../../../configs/variants/berolina.toml")),
-    ("kinglet", include_str!("../../../configs/variants/kinglet.toml")),
-    ("antilosalamos", include_str!("../../../configs/variants/antilosalamos.toml")),
-    ("amazon", include_str!("../../../configs/variants/amazon.toml")),
-    ("faerychess", include_str!("../../../configs/variants/faerychess.toml")),
-    ("longleapers", include_str!("../../../configs/variants/longleapers.toml")),
-    ("annihilation", include_str!("../../../configs/variants/annihilation.toml")),
-    ("englishstalemate", include_str!("../../../configs/variants/englishstalemate.toml")),
-    ("giveawayking", include_str!("../../../configs/variants/giveawayking.toml")),
-    ("twinchess", include_str!("../../../configs/variants/twinchess.toml")),
-    ("giraffe10", include_str!("../../../configs/variants/giraffe10.toml")),
-    ("reverso", include_str!("../../../configs/variants/reverso.toml")),
-    ("marchofthepawns", include_str!("../../../configs/variants/marchofthepawns.toml")),
-    ("wild5", include_str!("../../../configs/variants/wild5.toml")),
-    ("wild8", include_str!("../../../configs/variants/wild8.toml")),
-    ("scirocco", include_str!("../../../configs/variants/scirocco.toml")),
-    ("typhoon", include_str!("../../../configs/variants/typhoon.toml")),
-    ("jupiter", include_str!("../../../configs/variants/jupiter.toml")),
-    ("chushin", include_str!("../../../configs/variants/chushin.toml")),
-];
-
-/// Names of the built-in variants, in listing order.
+/// Names of the built-in variants, in listing order (canonical names, without aliases).
 pub fn builtin_names() -> impl Iterator<Item = &'static str> {
-    BUILTIN.iter().map(|(name, _)| *name)
+    registry::entries().iter().filter(|e| e.is_implemented()).map(|e| e.name)
 }
 
+/// The embedded file of the built-in that `name` (a canonical name or an alias) names. Used for
+/// `--variant` and for `extends`, so an alias works wherever a built-in name does.
 pub(crate) fn builtin_text(name: &str) -> Option<&'static str> {
-    BUILTIN.iter().find(|(n, _)| *n == name).map(|(_, text)| *text)
+    registry::find(name).and_then(|e| e.text())
 }
 
 /// Errors from loading a variant. Each names the file (or built-in) and the field at fault.
@@ -54,16 +28,21 @@ pub enum VariantError {
     Io { path: String, error: std::io::Error },
     #[error("unknown variant {0:?} (not a built-in name nor an existing .toml file; `fairyzero variants` lists the built-ins)")]
     Unknown(String),
-    #[error("variant {name:?} is not supported: {reason}")]
+    /// A registry entry that is not implemented; the message names its list row and the reason.
+    #[error("{}", registry::unsupported_message(.name, .reason))]
     Unsupported { name: String, reason: &'static str },
 }
 
-/// Variants a dossier names but the project deliberately does not implement, with the reason.
-pub(crate) const UNSUPPORTED: &[(&str, &str)] = &[(
-    "jupiter-2009-partial",
-    "jupiter.md Appendix A's partial 2009 rule set is out of scope (issue #16): it leaves most of the \
-     2009 piece changes unknown; play `jupiter`, the complete 1999 rules",
-)];
+/// Every name and alias of a registry entry that is not implemented (a list row not built yet
+/// or out of scope, and the dossiers' refused rule sets), with the reason: loading one of them
+/// is a [`VariantError::Unsupported`], not an unknown name.
+pub(crate) static UNSUPPORTED: LazyLock<Vec<(&'static str, &'static str)>> = LazyLock::new(|| {
+    registry::entries()
+        .iter()
+        .filter_map(|e| e.reason().map(|reason| (e, reason)))
+        .flat_map(|(e, reason)| std::iter::once(e.name).chain(e.aliases.iter().copied()).map(move |n| (n, reason)))
+        .collect()
+});
 
 /// `{ remove = true }`: in a child file, deletes the parent's key (or `[[piece]]` entry).
 fn is_remove_marker(value: &toml::Value) -> bool {
