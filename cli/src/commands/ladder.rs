@@ -404,6 +404,8 @@ fn command_line() -> String {
 pub struct Ladder {
     pub player: String,
     pub engine: String,
+    /// The engine's executable, without its folder (for the plot's title).
+    pub engine_program: String,
     pub variant: String,
     pub rungs: Vec<Rung>,
     pub ratings: Ratings,
@@ -454,7 +456,7 @@ impl Ladder {
         let mut s = format!("# Ladder: `{}` against `{}` on {}\n\n", self.player, self.engine, self.variant);
         s.push_str(&format!("**{}**\n\n{stop_line}\n\n", self.player_line()));
         s.push_str(
-            "| depth | games | player W/D/L | player score (95% CI) | Elo difference (95% CI) | depth's anchored Elo (95% CI) | previous depth's score against it |\n",
+            "| depth | games | player W/D/L | player score (95% CI) | Elo, player − depth (95% CI) | depth's anchored Elo (95% CI) | previous depth's score against it |\n",
         );
         s.push_str("|---:|---:|---|---|---|---|---|\n");
         for r in &self.rungs {
@@ -486,7 +488,7 @@ impl Ladder {
         let forfeits: usize =
             self.rungs.iter().map(|r| r.versus_player.reasons.get("forfeit").copied().unwrap_or(0)).sum();
         s.push_str(&format!(
-            "\nPlayer score and Elo difference: the player against that depth alone (Wilson interval, draws as \
+            "\nPlayer score and Elo: the player against that depth alone (Wilson interval, draws as \
              half wins). Anchored Elo: all {} games rated jointly, Bradley-Terry maximum likelihood with depth {} = 0, \
              {}.",
             self.ratings.players.iter().map(|p| p.games).sum::<usize>() / 2,
@@ -578,7 +580,8 @@ impl Ladder {
                 Curve { label: format!("{} (95% CI)", self.player), points: band },
             ],
         };
-        let title = format!("{} on the scale of {} ({})", self.player, self.engine, self.variant);
+        // The engine's file name: its whole spec makes a title wider than the plot.
+        let title = format!("{} on the {} depth scale ({})", self.player, self.engine_program, self.variant);
         let tmp = path.with_file_name(format!(".{LADDER_PNG}.tmp.png"));
         plot_curves(&title, &[panel], &[(self.player.clone(), elo)], &tmp)?;
         std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))
@@ -676,6 +679,11 @@ pub fn run(args: LadderArgs, net: &dyn NetRuntime) -> Result<()> {
     let ladder = Ladder {
         player: player.name.clone(),
         engine: engine_name,
+        engine_program: args
+            .engine
+            .path
+            .file_name()
+            .map_or_else(|| args.engine.path.display().to_string(), |n| n.to_string_lossy().into_owned()),
         variant: variant.name.clone(),
         rungs,
         ratings,
