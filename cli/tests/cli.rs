@@ -209,3 +209,47 @@ fn a_closed_stdout_pipe_is_not_a_panic() {
     let err = String::from_utf8_lossy(&output.stderr);
     assert!(!err.contains("panicked"), "{err}");
 }
+
+/// `fairyzero variants` lists the built-ins with list number, class and aliases; `--all` adds
+/// the seed-list rows that are not implemented with their reason; an alias plays its variant
+/// and a row that is not implemented is refused with the reason (issue 21).
+#[test]
+fn variants_lists_numbers_classes_aliases_and_with_all_the_rest() {
+    let out = fairyzero(&["variants"]);
+    assert!(out.status.success(), "{out:?}");
+    let listing = stdout(&out);
+    let row = |text: &str, name: &str| -> Vec<String> {
+        let line = text.lines().find(|l| l.split_whitespace().next() == Some(name));
+        line.unwrap_or_else(|| panic!("{name} missing from\n{text}")).split_whitespace().map(str::to_string).collect()
+    };
+    assert!(
+        listing
+            .lines()
+            .next()
+            .is_some_and(|h| h.split_whitespace().take(6).eq(["name", "list", "class", "aliases", "board", "types"])),
+        "{listing}"
+    );
+    assert_eq!(row(&listing, "antichess")[..6], ["antichess", "#1", "A", "losing,losingchess,giveaway", "8x8", "6"]);
+    assert_eq!(row(&listing, "giveawayking")[..5], ["giveawayking", "#2", "A", "-", "8x8"]);
+    assert_eq!(row(&listing, "grand")[..5], ["grand", "-", "-", "-", "10x10"]);
+    assert!(!listing.contains("xiangqi"), "{listing}");
+    let all = stdout(&fairyzero(&["variants", "--all"]));
+    let names = |text: &str| -> Vec<String> {
+        text.lines().filter_map(|l| l.split_whitespace().next()).map(str::to_string).collect()
+    };
+    let builtins = names(&listing);
+    assert_eq!(names(&all)[..builtins.len()], builtins, "--all lists the built-ins first, in the same order");
+    let xiangqi = row(&all, "xiangqi").join(" ");
+    assert!(xiangqi.starts_with("xiangqi #79 A chinesechess - - Xiangqi; not yet: needs regions"), "{xiangqi}");
+    assert!(row(&all, "bughouse").join(" ").contains("out of scope: four players"), "{all}");
+    // Rows 0..=85 and the other refusal, each once.
+    assert_eq!(all.lines().filter(|l| l.split_whitespace().nth(1).is_some_and(|n| n.starts_with('#'))).count(), 86);
+
+    let moves = fairyzero(&["moves", "--variant", "giveaway", "--fen", "4k3/8/8/8/8/8/3p4/4K3 w - - 0 1"]);
+    assert!(moves.status.success(), "{moves:?}");
+    assert_eq!(stdout(&moves).lines().collect::<Vec<_>>(), ["e1d2"], "capture is compulsory in losing chess");
+    let refused = fairyzero(&["moves", "--variant", "xiangqi"]);
+    assert_eq!(refused.status.code(), Some(1), "{refused:?}");
+    let err = stderr(&refused);
+    assert!(err.contains("#79 of the variant list") && err.contains("not implemented yet"), "{err}");
+}

@@ -94,7 +94,10 @@ fn alpha_beta_session_line_by_line() {
     let listed = legal_moves(&["--variant", "chess"]).len();
     assert_eq!(listed, 20);
     let out = fairyzero(&["variants"]);
-    for name in stdout(&out).lines().filter_map(|l| l.split_whitespace().next()) {
+    let listing = stdout(&out);
+    let mut lines_out = listing.lines();
+    assert!(lines_out.next().is_some_and(|h| h.starts_with("name ")), "a header first: {listing}");
+    for name in lines_out.filter_map(|l| l.split_whitespace().next()) {
         assert!(variants.contains(&format!(" var {name}")), "{name} missing from {variants}");
     }
     assert_eq!(lines[3], "option name Hash type spin default 16 min 1 max 65536");

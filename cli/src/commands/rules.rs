@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use fairyzero_rules::{perft, perft_divide, variant, MoveList, Position, Variant};
+use fairyzero_rules::{perft, perft_divide, registry, MoveList, Position, Variant};
 
 use crate::limits;
 
@@ -57,21 +57,44 @@ impl PositionArgs {
 }
 
 #[derive(Debug, clap::Args)]
-pub struct VariantsArgs {}
+pub struct VariantsArgs {
+    /// Also list the rows of the seed's variant list that are not implemented, with the reason
+    /// (what they need, or why they are out of scope)
+    #[arg(long)]
+    pub all: bool,
+}
 
-pub fn variants(_: VariantsArgs) -> Result<()> {
-    // The name column fits the longest built-in name, so the table stays aligned as variants come.
-    let width = variant::builtin_names().map(str::len).max().unwrap_or(0);
-    for name in variant::builtin_names() {
-        let v = Variant::load(name).with_context(|| format!("built-in variant {name}"))?;
-        let description = v.spec.description.clone().unwrap_or_default();
+/// One line per built-in (and with `--all`, per list row that is not implemented): its name,
+/// its number on the seed's variant list and class, its aliases, its board and piece types, and
+/// its description or the reason it is not implemented. The first word of each line after the
+/// header is a name `--variant` takes.
+pub fn variants(args: VariantsArgs) -> Result<()> {
+    let shown: Vec<&registry::Entry> = registry::entries().iter().filter(|e| args.all || e.is_implemented()).collect();
+    let aliases = |e: &registry::Entry| if e.aliases.is_empty() { "-".to_string() } else { e.aliases.join(",") };
+    // Columns fit their longest entry, so the table stays aligned as variants come.
+    let width = shown.iter().map(|e| e.name.len()).max().unwrap_or(0).max("name".len());
+    let alias_width = shown.iter().map(|e| aliases(e).len()).max().unwrap_or(0).max("aliases".len());
+    println!(
+        "{:<width$} {:<4} {:<5} {:<alias_width$} {:<5} {:>5}  description",
+        "name", "list", "class", "aliases", "board", "types"
+    );
+    for e in shown {
+        let (board, types, description) = match e.reason() {
+            None => {
+                let v = Variant::load(e.name).with_context(|| format!("built-in variant {}", e.name))?;
+                let board = format!("{}x{}", v.dims.width, v.dims.height);
+                (board, v.piece_count().to_string(), v.spec.description.clone().unwrap_or_default())
+            }
+            Some(reason) => ("-".to_string(), "-".to_string(), format!("{}; {}: {reason}", e.title, e.status_label())),
+        };
         println!(
-            "{:<width$} {:>2}x{:<2} {:>3} piece types  {}",
-            name,
-            v.dims.width,
-            v.dims.height,
-            v.piece_count(),
-            description
+            "{:<width$} {:<4} {:<5} {:<alias_width$} {:<5} {:>5}  {description}",
+            e.name,
+            e.number_label(),
+            e.class_label(),
+            aliases(e),
+            board,
+            types,
         );
     }
     Ok(())

@@ -280,7 +280,7 @@ static REGISTRY: &[Entry] = &[
     off_list(
         "jupiter-2009-partial",
         &[],
-        "Jupiter, jupiter.md Appendix A's partial 2009 rules",
+        "Jupiter (2009 revision, partial rules)",
         OutOfScope(
             "jupiter.md Appendix A's partial 2009 rule set is out of scope (issue #16): it leaves most of the 2009 \
              piece changes unknown; play `jupiter`, the complete 1999 rules",
