@@ -26,7 +26,10 @@ pub enum VariantError {
     Invalid { source_name: String, message: String },
     #[error("cannot read variant file {path}: {error}")]
     Io { path: String, error: std::io::Error },
-    #[error("unknown variant {0:?} (not a built-in name nor an existing .toml file; `fairyzero variants` lists the built-ins)")]
+    #[error(
+        "unknown variant {0:?} (not a built-in name or alias nor an existing .toml file; `fairyzero variants` lists \
+         the built-ins, `fairyzero variants --all` the whole variant list)"
+    )]
     Unknown(String),
     /// A registry entry that is not implemented; the message names its list row and the reason.
     #[error("{}", registry::unsupported_message(.name, .reason))]

@@ -224,7 +224,7 @@ static REGISTRY: &[Entry] = &[
     row(16, "Two for One", "twoforone", &[], B, NotYet("needs asymmetric two-move turns, the king safe only after the second")),
     row(17, "Explosion Chess", "explosion", &[], B, NotYet("needs a capture that also removes the victim's own men around it (the capturer survives)")),
     row(18, "Atomic chess (Hyatt's description)", "hyattatomic", &[], B, NotYet("needs one exploding piece a side, and the source does not say what sets it off")),
-    row(22, "Odds games", "odds", &[], A, NotYet("six handicap arrays, none a built-in yet (each a short file extending chess; `--fen` plays them today)")),
+    row(22, "Odds games", "odds", &[], A, NotYet("six fixed handicap arrays, none a built-in yet: each needs its file extending chess and a reference perft")),
     row(23, "Pawns Game", "pawnsgame", &[], A, NotYet("the extra pawns stand anywhere on the 3rd and 4th ranks at the player's choice: no fixed array, and setup phases place pairs on fixed squares")),
     row(29, "Circe Chess", "circe", &[], B, NotYet("needs rebirth of a captured man on its home square, and a rebirth that checks the capturer makes the capture illegal")),
     row(30, "Rebirth-Chess", "rebirth", &[], B, NotYet("needs drops restricted to a captured man's own starting square (per-piece identity)")),
