@@ -184,6 +184,92 @@ fn a_lost_block_is_played_again() {
     assert_eq!(ladder_json(&out)["depths"][0]["games"], 24);
 }
 
+/// Starts `fairyzero ARGS` (from the repository root, output discarded) and returns it once
+/// the results store in `out` holds more than `files` batch files.
+fn start_until_stored(args: &[&str], out: &Path, files: usize) -> std::process::Child {
+    let mut child = Command::new(common::FAIRYZERO)
+        .args(args)
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
+        .env_remove("RUST_LOG")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("cannot run the fairyzero binary");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !out.join("matches").is_dir() || store_files(out).len() <= files {
+        // Ended: fine if it stored the block on its way out (checked once more), else a failure.
+        if child.try_wait().unwrap().is_some() {
+            assert!(store_files(out).len() > files, "the ladder ended before storing a block");
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "no block stored within 60 s");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    child
+}
+
+/// A ladder stopped by Ctrl-C writes its outputs from the blocks stored and exits with 130; one
+/// killed outright loses only its block in progress; the same command then plays what is
+/// missing, and every game is stored once.
+#[test]
+fn an_interrupted_or_killed_ladder_resumes() {
+    let Some(fsf) = fairy_stockfish() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("ladder");
+    let engine = format!("uci:{fsf}");
+    // Four blocks of 20, one game at a time: about a second a block.
+    let args = [
+        "ladder",
+        "--player",
+        "alphabeta:2",
+        "--engine",
+        &engine,
+        "--variant",
+        "losalamos",
+        "--depths",
+        "1",
+        "--games",
+        "80",
+        "--threads",
+        "1",
+        "--cpu-threads",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+        "--bootstrap",
+        "50",
+    ];
+    let child = start_until_stored(&args, &out, 0);
+    // SAFETY: signalling a child process of ours that has not been waited for.
+    #[allow(unsafe_code)]
+    let sent = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    assert_eq!(sent, 0);
+    let stopped = child.wait_with_output().unwrap();
+    assert_eq!(stopped.status.code(), Some(130), "{}", describe(&stopped));
+    let json = ladder_json(&out);
+    assert_eq!(json["complete"], false, "{json:#}");
+    let stored = store_files(&out).len();
+    assert_eq!(json["depths"][0]["games"], 20 * stored, "{json:#}");
+    assert!(stored < 4, "the ladder ran to its end before Ctrl-C");
+
+    let mut killed = start_until_stored(&args, &out, stored);
+    killed.kill().unwrap();
+    killed.wait().unwrap();
+    let stored = store_files(&out).len();
+
+    let last = fairyzero(&args);
+    assert!(last.status.success(), "{}", describe(&last));
+    let line = format!("80 games, {} stored, {} to play", 20 * stored, 80 - 20 * stored);
+    assert!(common::stdout(&last).contains(&line), "{line:?} missing: {}", describe(&last));
+    let lines: usize = store_files(&out)
+        .iter()
+        .map(|f| std::fs::read_to_string(out.join("matches").join(f)).unwrap().lines().count())
+        .sum();
+    assert_eq!(lines, 80, "every game stored once");
+    let json = ladder_json(&out);
+    assert_eq!((json["complete"].clone(), json["depths"][0]["games"].clone()), (Value::Bool(true), 80.into()));
+}
+
 /// Anti-Los Alamos through the shipped variants file, loaded with Fairy-Stockfish's
 /// `VariantPath` (relative to the directory the command runs in: the repository root here).
 #[test]
