@@ -109,7 +109,8 @@ pub struct LadderArgs {
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
 
-    /// Games played at once, one thread each (default 0: one per core; at most 1,024)
+    /// Games played at once, one thread each (default 0: one per core; at most 1,024). Games
+    /// are played in blocks of 20, so more than 20 adds nothing
     #[arg(long, default_value_t = 0, value_parser = limits::count::<usize>(0, limits::MAX_THREADS))]
     pub threads: usize,
 
