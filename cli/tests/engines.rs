@@ -16,23 +16,6 @@ use std::{
     process::{Command, Output, Stdio},
 };
 
-const FAIRY_STOCKFISH: &str = "/usr/games/fairy-stockfish";
-
-/// The engine, or `None` (with a message) where it is not installed; under `CI=true` a missing
-/// engine is a failure.
-fn fairy_stockfish() -> Option<&'static str> {
-    if Path::new(FAIRY_STOCKFISH).is_file() {
-        return Some(FAIRY_STOCKFISH);
-    }
-    let message = format!(
-        "{FAIRY_STOCKFISH} is missing (Debian package fairy-stockfish; `make test` installs it): \
-         the external-engine test is SKIPPED"
-    );
-    assert!(std::env::var("CI").map_or(true, |v| v != "true"), "{message} — but CI=true, where it must run");
-    eprintln!("{message}");
-    None
-}
-
 /// `fairyzero ARGS` from the cli folder. The match commands need no network, so not the helper.
 fn fairyzero(args: &[&str]) -> Output {
     Command::new(common::FAIRYZERO)
@@ -73,7 +56,7 @@ fn describe(out: &Output) -> String {
 /// Los Alamos, stored and ranked.
 #[test]
 fn fairy_stockfish_plays_a_match() {
-    let Some(fsf) = fairy_stockfish() else { return };
+    let Some(fsf) = common::fairy_stockfish("the external-engine test") else { return };
     let run = tempfile::tempdir().unwrap();
     let spec = format!("uci:{fsf}:depth=1");
     let out = fairyzero(&[
@@ -135,7 +118,7 @@ fn fairy_stockfish_plays_a_match() {
 /// file, and the variant check against its `feature variants`.
 #[test]
 fn fairy_stockfish_plays_over_xboard() {
-    let Some(fsf) = fairy_stockfish() else { return };
+    let Some(fsf) = common::fairy_stockfish("the external-engine test") else { return };
     for (spec, variant) in [
         (format!("xboard:{fsf}:depth=1"), "losalamos"),
         (format!("xboard:{fsf}:depth=1:VariantPath=../engines/variants.ini"), "antilosalamos"),
@@ -194,7 +177,7 @@ fn fairyzero_perft(variant: &str, fen: &str, depth: u32) -> u64 {
 /// and a side about to lose its last men.
 #[test]
 fn shipped_variants_ini_agrees_with_fairyzero_by_perft() {
-    let Some(fsf) = fairy_stockfish() else { return };
+    let Some(fsf) = common::fairy_stockfish("the external-engine test") else { return };
     let cases = [
         ("antilosalamos", "antilosalamos", "rnqknr/pppppp/6/6/PPPPPP/RNQKNR w - - 0 1", 4),
         ("antilosalamos", "antilosalamos", "r1qknr/pPpppp/6/2n3/P1PPPP/RNQKNR w - - 0 1", 4),
@@ -217,7 +200,7 @@ fn shipped_variants_ini_agrees_with_fairyzero_by_perft() {
 /// directory, here cli/), and the hint when it is left out.
 #[test]
 fn anti_los_alamos_plays_through_the_shipped_variants_file() {
-    let Some(fsf) = fairy_stockfish() else { return };
+    let Some(fsf) = common::fairy_stockfish("the external-engine test") else { return };
     let spec = format!("uci:{fsf}:depth=1:VariantPath=../engines/variants.ini");
     let out = fairyzero(&["match", &spec, "alphabeta:1", "--variant", "antilosalamos", "--games", "2"]);
     assert!(out.status.success(), "{}", describe(&out));
@@ -236,7 +219,7 @@ fn anti_los_alamos_plays_through_the_shipped_variants_file() {
 /// any game, and so for an engine option the engine does not have.
 #[test]
 fn an_unknown_variant_or_option_is_refused_before_any_game() {
-    let Some(fsf) = fairy_stockfish() else { return };
+    let Some(fsf) = common::fairy_stockfish("the external-engine test") else { return };
     let out = fairyzero(&["match", &format!("uci:{fsf}:depth=1"), "random", "--variant", "scirocco", "--games", "2"]);
     assert!(!out.status.success(), "{}", describe(&out));
     let err = common::stderr(&out);

@@ -14,23 +14,6 @@ use std::{
 
 use serde_json::Value;
 
-const FAIRY_STOCKFISH: &str = "/usr/games/fairy-stockfish";
-
-/// The engine, or `None` (with a message) where it is not installed; under `CI=true` a missing
-/// engine is a failure. (The same rule as engines.rs.)
-fn fairy_stockfish() -> Option<&'static str> {
-    if Path::new(FAIRY_STOCKFISH).is_file() {
-        return Some(FAIRY_STOCKFISH);
-    }
-    let message = format!(
-        "{FAIRY_STOCKFISH} is missing (Debian package fairy-stockfish; `make test` installs it): \
-         the ladder test is SKIPPED"
-    );
-    assert!(std::env::var("CI").map_or(true, |v| v != "true"), "{message} — but CI=true, where it must run");
-    eprintln!("{message}");
-    None
-}
-
 /// `fairyzero ARGS` from the repository root, so that `VariantPath=engines/variants.ini` is
 /// the path the documentation gives. The ladder needs no network here, so not the helper.
 fn fairyzero(args: &[&str]) -> Output {
@@ -76,7 +59,7 @@ fn to_play(stdout: &str) -> Vec<usize> {
 /// plays nothing and reports the same ratings.
 #[test]
 fn a_ladder_is_played_written_and_resumed() {
-    let Some(fsf) = fairy_stockfish() else { return };
+    let Some(fsf) = common::fairy_stockfish("the ladder test") else { return };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("ladder");
     let engine = format!("uci:{fsf}");
@@ -149,7 +132,7 @@ fn a_ladder_is_played_written_and_resumed() {
 /// block of 20 and one of 4.
 #[test]
 fn a_lost_block_is_played_again() {
-    let Some(fsf) = fairy_stockfish() else { return };
+    let Some(fsf) = common::fairy_stockfish("the ladder test") else { return };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("ladder");
     let engine = format!("uci:{fsf}");
@@ -213,7 +196,7 @@ fn start_until_stored(args: &[&str], out: &Path, files: usize) -> std::process::
 /// missing, and every game is stored once.
 #[test]
 fn an_interrupted_or_killed_ladder_resumes() {
-    let Some(fsf) = fairy_stockfish() else { return };
+    let Some(fsf) = common::fairy_stockfish("the ladder test") else { return };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("ladder");
     let engine = format!("uci:{fsf}");
@@ -274,7 +257,7 @@ fn an_interrupted_or_killed_ladder_resumes() {
 /// `VariantPath` (relative to the directory the command runs in: the repository root here).
 #[test]
 fn an_anti_los_alamos_ladder_uses_the_shipped_variants_file() {
-    let Some(fsf) = fairy_stockfish() else { return };
+    let Some(fsf) = common::fairy_stockfish("the ladder test") else { return };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("anti");
     let engine = format!("uci:{fsf}:VariantPath=engines/variants.ini");

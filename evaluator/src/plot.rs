@@ -257,7 +257,9 @@ fn draw_mesh(chart: &mut EloChart<'_, '_>, x_desc: &str, text: bool) -> Result<(
             .configure_mesh()
             .x_desc(x_desc)
             .y_desc("Elo")
-            .x_label_formatter(&|x| format!("{x:.0}"))
+            // Whole numbers where the ticks fall on them (steps, depths), else one decimal, so a
+            // short axis does not repeat the same label.
+            .x_label_formatter(&|x| if (x - x.round()).abs() < 1e-9 { format!("{x:.0}") } else { format!("{x:.1}") })
             .y_label_formatter(&|y| format!("{y:+.0}"))
             .label_style(("sans-serif", 14))
             .axis_desc_style(("sans-serif", 16))

@@ -16,6 +16,23 @@ use std::{
 /// The lean `fairyzero` binary under test.
 pub const FAIRYZERO: &str = env!("CARGO_BIN_EXE_fairyzero");
 
+/// The Debian package's Fairy-Stockfish, which the external-engine tests play.
+pub const FAIRY_STOCKFISH: &str = "/usr/games/fairy-stockfish";
+
+/// Fairy-Stockfish, or `None` (with a message naming `what` is skipped) where it is not
+/// installed; under `CI=true` a missing engine is a failure, never a skip.
+pub fn fairy_stockfish(what: &str) -> Option<&'static str> {
+    if std::path::Path::new(FAIRY_STOCKFISH).is_file() {
+        return Some(FAIRY_STOCKFISH);
+    }
+    let message = format!(
+        "{FAIRY_STOCKFISH} is missing (Debian package fairy-stockfish; `make test` installs it): {what} is SKIPPED"
+    );
+    assert!(std::env::var("CI").map_or(true, |v| v != "true"), "{message} — but CI=true, where it must run");
+    eprintln!("{message}");
+    None
+}
+
 /// `fairyzero-torch`, which `fairyzero` runs for the commands that need a network: next to it.
 /// Another package builds it (torch-cli), so cargo does not build it for these tests: stop with
 /// a clear message rather than with "needs libtorch" errors in every network test.
