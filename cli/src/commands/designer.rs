@@ -19,7 +19,7 @@ use crate::{limits, network::NetRuntime};
 
 #[derive(Debug, clap::Args)]
 pub struct BalanceArgs {
-    /// Variant: a built-in name or a path to a TOML file
+    /// Variant: a built-in name or alias (`fairyzero variants`) or a path to a TOML file
     #[arg(long)]
     pub variant: String,
 
@@ -88,7 +88,7 @@ impl PlayArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct PieceValuesArgs {
-    /// Variant: a built-in name or a path to a TOML file (one with a setup phase is measured
+    /// Variant: a built-in name or alias (`fairyzero variants`) or a path to a TOML file (one with a setup phase is measured
     /// from its default array)
     #[arg(long)]
     pub variant: String,

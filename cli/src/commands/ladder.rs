@@ -71,7 +71,7 @@ pub struct LadderArgs {
     #[arg(long, value_name = "SPEC", value_parser = parse_engine)]
     pub engine: EngineSpec,
 
-    /// Variant: a built-in name or a path to a TOML file
+    /// Variant: a built-in name or alias (`fairyzero variants`) or a path to a TOML file
     #[arg(long)]
     pub variant: String,
 

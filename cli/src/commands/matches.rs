@@ -34,7 +34,7 @@ pub struct MatchArgs {
     #[arg(value_parser = PlayerSpec::parse)]
     pub b: PlayerSpec,
 
-    /// Variant: a built-in name or a path to a TOML file
+    /// Variant: a built-in name or alias (`fairyzero variants`) or a path to a TOML file
     #[arg(long)]
     pub variant: String,
 

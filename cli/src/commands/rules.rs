@@ -11,7 +11,7 @@ use crate::limits;
 /// Where a command starts: a variant, an optional position and moves played from it.
 #[derive(Debug, clap::Args)]
 pub struct PositionArgs {
-    /// Variant: a built-in name (see `fairyzero variants`) or a path to a TOML file
+    /// Variant: a built-in name or alias (see `fairyzero variants`) or a path to a TOML file
     #[arg(long)]
     pub variant: String,
 
