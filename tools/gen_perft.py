@@ -104,6 +104,9 @@ extinctionPieceTypes = k
 extinctionPieceCount = 0
 """
 
+# The rows that are orthodox chess from their own start array (FSF `chess` by FEN).
+FEN_ONLY = ("reverso", "marchofthepawns", "wild5", "wild6", "wild7", "wild8")
+
 # Published numbers used as cross-checks only.
 CC = "cutechess tst_board.cpp"
 CPW = "CPW perft results"
@@ -478,6 +481,27 @@ VARIANTS = {
               "rn2kbn1/1b6/1q4r1/pp1pp1PP/PPPpp2P/8/R3K1B1/1NBQ2NR w q - 1 8", 4),
         ],
     },
+    "wild6": {
+        # List #68: knights and rooks on the a-d files, a column of enemy pawns on the g-file (White's
+        # g7 pawn one step from promotion, blocked by Black's king), no castling.
+        "cli": "chess", "py": "chess", "ini": None, "pc": "chess",
+        "positions": [
+            P("start position", "nnrr2k1/pppp2P1/6PB/6P1/6p1/6pb/PPPP2p1/NNRR2K1 w - - 0 1", 5),
+            P("random middlegame (seeded playout)",
+              "nnr3k1/p3r1P1/1ppp2PB/2R3P1/1P4p1/1N4pb/P1PP2p1/1NR3K1 w - - 2 8", 4),
+        ],
+    },
+    "wild7": {
+        # List #69: rooks on the 2nd rank, pawns in the corners (on the owner's first rank: one-step
+        # moves only, as FSF). python-chess is left out: from the first rank it also allows a
+        # two-square step (a1-a3), which no double-step rule gives.
+        "cli": "chess", "py": "chess", "ini": None, "pc": None,
+        "positions": [
+            P("start position", "pnbqkbnp/1pprrpp1/3pp3/8/8/3PP3/1PPRRPP1/PNBQKBNP w - - 0 1", 5),
+            P("random middlegame (seeded playout)",
+              "b2qkbnp/p1prrp2/2np4/1p2p1p1/N7/BP1PP1PB/P1PRRP2/3QK1NP w - - 2 8", 4),
+        ],
+    },
     "twinchess": {
         # List #25: two royal kings a side (FSF pseudo-royal commoners), no castling. pyffish only:
         # the 11.1 CLI's pseudo-royal rule differs (start d3 5316, pyffish 5312).
@@ -718,7 +742,7 @@ def write_variant(name, spec, results, outdir, vers):
                      " (a custom variant;")
         lines.append("#   " + (spec.get("no_cli", "pyffish only: the FSF 11.1 CLI has no customPiece).") if not spec["cli"]
                              else "loaded into the FSF CLI with `VariantPath` and into pyffish)."))
-    elif name in ("reverso", "marchofthepawns", "wild5", "wild8"):
+    elif name in FEN_ONLY:
         lines.append("# Rules: orthodox chess (Fairy-Stockfish `chess`, python-chess) from this variant's own start array.")
     elif name == "berolina":
         lines.append("# Rules: Fairy-Stockfish `berolina` (pyffish only: the FSF 11.1 CLI has no berolina).")
