@@ -18,8 +18,9 @@ impl Position {
         if let Some(tables) = &v.attack_tables {
             return tables.is_attacked(&self.board, sq, by);
         }
-        if v.has_powers {
-            // Powers (relays, igui, bent riders) have no reverse tables: ask the generator,
+        if v.has_powers || v.regional {
+            // Powers (relays, igui, bent riders) and moves that depend on the square (regions)
+            // have no reverse tables: ask the generator,
             // through a probe that stops at the first move that takes on `sq`.
             let mut probe =
                 Probe::new(|m: &Move| (m.to == sq && m.kind == MoveKind::Normal) || m.captures().contains(&sq));
@@ -90,9 +91,30 @@ impl Position {
         false
     }
 
-    /// Whether any royal piece of `color` is attacked.
+    /// Whether any royal piece of `color` is attacked, counting the flying general's file attack
+    /// where the variant has it.
     pub fn in_check(&self, color: Color) -> bool {
         let c = color.index();
-        self.royals[c][..self.n_royals[c] as usize].iter().any(|&sq| self.is_attacked(sq, color.other()))
+        let royals = &self.royals[c][..self.n_royals[c] as usize];
+        royals.iter().any(|&sq| self.is_attacked(sq, color.other()))
+            || (self.variant.rules.flying_general && royals.iter().any(|&sq| self.faces_enemy_royal(sq, color)))
+    }
+
+    /// Whether the royal of `color` on `sq` sees an enemy royal along its file with nothing
+    /// between (Xiangqi's flying general). This attack exists for check only: it never makes a
+    /// move, so it is not part of [`Position::is_attacked`].
+    pub(crate) fn faces_enemy_royal(&self, sq: Square, color: Color) -> bool {
+        let v = &*self.variant;
+        let (f, r) = v.coords[sq.index()];
+        [1, -1].into_iter().any(|dy| {
+            let mut rank = r as i32 + dy;
+            while let Some(s) = v.dims.square(f as i32, rank) {
+                if let Some(p) = self.board[s.index()] {
+                    return p.color() != color && v.royal[p.kind().index()];
+                }
+                rank += dy;
+            }
+            false
+        })
     }
 }

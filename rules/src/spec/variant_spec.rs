@@ -224,6 +224,34 @@ pub struct PieceSpec {
     /// Removed from the board whenever it captures, by any means (Jupiter's Kamikaze).
     #[serde(default, skip_serializing_if = "is_false")]
     pub dies_when_capturing: bool,
+    /// Name of a `[[region]]`: every move of the piece stays inside it (Xiangqi's general and
+    /// advisors in the palace, its elephants on their side of the river). Leaps need only their
+    /// landing square inside; rides stop at the region's edge.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confined_to: Option<String>,
+    /// Extra Betza moves the piece has while it stands in a region (Xiangqi's soldier gains
+    /// `sW` once across the river).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub region_moves: Vec<RegionMoveSpec>,
+}
+
+/// A named set of squares per side (`[[region]]`): `squares` lists Blue's as square names and
+/// rectangles (`"d1-f3"`, separated by spaces); Tan's region is the same squares with ranks
+/// counted from Tan's side (same files, rank r becomes height + 1 - r).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RegionSpec {
+    pub name: String,
+    pub squares: String,
+}
+
+/// Moves a piece gains while it stands in `region` (see [`PieceSpec::region_moves`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RegionMoveSpec {
+    pub region: String,
+    /// Single-leg Betza leapers and riders (no `i`, no multi-leg components).
+    pub betza: String,
 }
 
 /// Keeps absent piece keys out of the resolved file, so variants without them keep their hash.
@@ -280,6 +308,14 @@ pub struct VariantSpec {
     /// A setup phase in which the players choose the array by moves (`crate::spec::setup_spec`).
     #[serde(default)]
     pub setup: Option<SetupSpec>,
+    /// Named square sets per side, for `confined_to` and `region_moves`.
+    #[serde(default, rename = "region", skip_serializing_if = "Vec::is_empty")]
+    pub regions: Vec<RegionSpec>,
+    /// Xiangqi's flying general: two royals of opposite colours on one file with nothing
+    /// between them attack each other, for check only (a move that leaves them facing is
+    /// illegal; the royal cannot capture that way).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub flying_general: bool,
 }
 
 fn default_move_cap() -> u32 {

@@ -13,8 +13,8 @@ use crate::{
     },
     types::{Dims, PieceType, Square, MAX_BOARD_SIDE},
     variant::{
-        attack_tables::AttackTables, legs::LegTries, powers::Power, synthetic, tables::build_tables, zobrist::Zobrist,
-        Castling, Extinction, PassRule, PieceDef, PieceSpec, Rules, TurnRules, Variant, VariantSpec,
+        attack_tables::AttackTables, legs::LegTries, powers::Power, regions, synthetic, tables::build_tables,
+        zobrist::Zobrist, Castling, Extinction, PassRule, PieceDef, PieceSpec, Rules, TurnRules, Variant, VariantSpec,
     },
 };
 
@@ -105,12 +105,15 @@ impl Variant {
         }
         let lookup = |token: &str| by_token.get(&token.to_ascii_uppercase()).copied();
 
+        // Regions first: a regional piece's extra moves count for its de-duplication.
+        let piece_regions = regions::resolve(dims, &spec.regions, &spec.pieces, &mut problems);
+
         // Pieces and geometry.
         let mut pieces = Vec::with_capacity(spec.pieces.len());
         let mut powers: Vec<Vec<Power>> = Vec::with_capacity(spec.pieces.len());
         let mut geometries = Vec::with_capacity(spec.pieces.len());
         let mut full_geometries = Vec::with_capacity(spec.pieces.len());
-        for p in &spec.pieces {
+        for (i, p) in spec.pieces.iter().enumerate() {
             let geometry = match betza::parse(&p.betza) {
                 Ok(g) => g,
                 Err(e) => {
@@ -161,6 +164,18 @@ impl Variant {
                 }
             }
             let atoms: Vec<Atom> = geometry.atoms().copied().collect();
+            let regional = &piece_regions[i];
+            // Regions act on the move tables only: moves from powers and multi-leg components
+            // would escape a confinement, and en passant reads the tables backwards.
+            if !regional.is_empty() && (!p.powers.is_empty() || geometry.multi_leg().next().is_some() || p.en_passant) {
+                problems.push(format!(
+                    "piece {:?}: fields `confined_to`/`region_moves` are not supported with powers, multi-leg \
+                     Betza moves or `en_passant`",
+                    p.name
+                ));
+            }
+            let all_atoms: Vec<Atom> =
+                atoms.iter().chain(regional.extra.iter().flat_map(|(_, extra)| extra)).copied().collect();
             // Multi-leg components capture in every Chushin piece that has them; `legs` is exact
             // about which legs capture, this flag only has to be conservative.
             let captures = atoms.iter().any(|a| a.modality.captures)
@@ -169,8 +184,8 @@ impl Variant {
             // A royal leap may land where a Betza move does (Jupiter's Royalist).
             let royal_leaper = p.powers.iter().any(|w| matches!(w, PowerSpec::RoyalLeap));
             let needs_dedup = royal_leaper
-                || atoms.iter().enumerate().any(|(i, a)| {
-                    atoms[..i].iter().any(|b| {
+                || all_atoms.iter().enumerate().any(|(i, a)| {
+                    all_atoms[..i].iter().any(|b| {
                         // Same direction (one a positive multiple of the other) can reach the same square.
                         let cross = a.dx as i32 * b.dy as i32 - a.dy as i32 * b.dx as i32;
                         let same_way = a.dx as i32 * b.dx as i32 + a.dy as i32 * b.dy as i32 > 0;
@@ -314,7 +329,9 @@ impl Variant {
             return Err(problems);
         }
 
-        let tables = build_tables(dims, &geometries);
+        let tables = build_tables(dims, &geometries, &piece_regions);
+        // Moves that depend on the square (regions) break the reverse lookups of attack tests.
+        let regional = piece_regions.iter().any(|r| !r.is_empty());
         let nsq = dims.squares();
         let zobrist = Zobrist::new(pieces.len(), nsq, setup.as_ref().map_or(0, |s| s.plies.len()));
         let resolved = toml::to_string(&spec).unwrap_or_default();
@@ -331,7 +348,9 @@ impl Variant {
             .map(|i| PieceType(i as u8))
             .collect();
         let capture_atoms = || geometries.iter().flatten().filter(|a| a.modality.captures);
-        let simple_attacks = !has_powers && capture_atoms().all(|a| a.jump == Jump::Free);
+        // The flying general pins along files that the pin shortcut does not look at.
+        let simple_attacks =
+            !has_powers && !regional && !spec.flying_general && capture_atoms().all(|a| a.jump == Jump::Free);
         let coords =
             (0..nsq).map(|i| (dims.file(Square(i as u16)) as i16, dims.rank(Square(i as u16)) as i16)).collect();
         let attack_tables = if simple_attacks { AttackTables::build(dims, &geometries) } else { None };
@@ -352,7 +371,11 @@ impl Variant {
                 promoted[t.index()] = true;
             }
         }
-        let mirror_safe = mirror_safe_types(&spec.pieces, &pieces);
+        let mut mirror_safe = mirror_safe_types(&spec.pieces, &pieces);
+        for (safe, r) in mirror_safe.iter_mut().zip(&piece_regions) {
+            let masks = r.confine.iter().chain(r.extra.iter().map(|(m, _)| m));
+            *safe = *safe && masks.into_iter().all(|m| regions::mirror_symmetric(dims, m));
+        }
         let mirror_type = super::mirror::mirror_types(&spec, &pieces);
         let turn = turn_rules(&spec.pieces, &powers);
         let mut variant = Variant {
@@ -372,6 +395,7 @@ impl Variant {
             powers,
             relayers,
             has_powers,
+            regional,
             setup,
             name: spec.name.clone(),
             dims,
@@ -392,6 +416,7 @@ impl Variant {
                 pass: spec.pass,
                 halfmove_draw: spec.halfmove_draw,
                 move_cap: spec.move_cap,
+                flying_general: spec.flying_general,
             },
             hash: fnv1a(resolved.as_bytes()),
             spec,

@@ -12,6 +12,7 @@ mod build;
 pub(crate) mod legs;
 mod mirror;
 pub(crate) mod powers;
+pub(crate) mod regions;
 pub(crate) mod setup;
 pub mod setup_mask;
 pub mod synthetic;
@@ -113,6 +114,8 @@ pub struct Rules {
     pub pass: PassRule,
     pub halfmove_draw: Option<u32>,
     pub move_cap: u32,
+    /// Opposing royals on one open file attack each other (Xiangqi), for check only.
+    pub flying_general: bool,
 }
 
 /// Extinction, concluded: the counted types (`None` = all pieces together).
@@ -147,6 +150,9 @@ pub struct Variant {
     pub(crate) relayers: Vec<PieceType>,
     /// Any piece has a power or a multi-leg move: attack tests then ask the move generator.
     pub(crate) has_powers: bool,
+    /// Some piece's moves depend on its square (`confined_to`, `region_moves`): attack tests
+    /// generate the attacker's moves instead of reading tables backwards.
+    pub(crate) regional: bool,
     pub(crate) setup: Option<SetupPhase>,
     /// Piece types with an immobilizing power.
     pub(crate) immobilizers: Vec<PieceType>,

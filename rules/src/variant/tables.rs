@@ -4,6 +4,7 @@
 use crate::{
     spec::betza::{Atom, Jump},
     types::{Color, Dims, Square},
+    variant::regions::{self, PieceRegions},
 };
 
 /// Leap and ray flags: the atom moves to an empty square, captures, or is initial-only.
@@ -41,17 +42,25 @@ pub(crate) struct MoveTables {
 
 /// Expands every atom of every piece into per-square leap and ray entries, for both colours.
 /// The second player's vectors are the first player's rotated by 180°.
-pub(crate) fn build_tables(dims: Dims, geometries: &[Vec<Atom>]) -> MoveTables {
+///
+/// `regions` (one entry per piece type, or empty for none) adds the moves a piece has only on
+/// some squares and confines pieces to a region: a leap must land inside it, a ride stops at
+/// its edge (`crate::variant::regions`).
+pub(crate) fn build_tables(dims: Dims, geometries: &[Vec<Atom>], regions: &[PieceRegions]) -> MoveTables {
     let nsq = dims.squares();
     let mut t = MoveTables::default();
+    let none = PieceRegions::default();
     for color in Color::BOTH {
-        for atoms in geometries {
+        for (k, base) in geometries.iter().enumerate() {
+            let reg = regions.get(k).unwrap_or(&none);
+            let inside = |s: Square| reg.confine.as_ref().is_none_or(|m| regions::contains(m, color, s));
             for s in 0..nsq {
                 let sq = Square(s as u16);
                 let (f, r) = (dims.file(sq), dims.rank(sq));
                 let leap_start = t.leaps.len() as u32;
                 let ray_start = t.rays.len() as u32;
-                for a in atoms {
+                let extra = reg.extra.iter().filter(|(m, _)| regions::contains(m, color, sq)).flat_map(|(_, a)| a);
+                for a in base.iter().chain(extra) {
                     let (dx, dy) = match color {
                         Color::Blue => (a.dx as i32, a.dy as i32),
                         Color::Tan => (-(a.dx as i32), -(a.dy as i32)),
@@ -68,7 +77,7 @@ pub(crate) fn build_tables(dims: Dims, geometries: &[Vec<Atom>]) -> MoveTables {
                     }
                     let is_leap = a.max_steps == 1 && matches!(a.jump, Jump::Free | Jump::Lame);
                     if is_leap {
-                        let Some(to) = dims.square(f + dx, r + dy) else { continue };
+                        let Some(to) = dims.square(f + dx, r + dy).filter(|&to| inside(to)) else { continue };
                         let mut via = [Square::NONE; 2];
                         if a.jump == Jump::Lame {
                             for (i, (vx, vy)) in lame_path(dx, dy).into_iter().enumerate().take(2) {
@@ -86,7 +95,10 @@ pub(crate) fn build_tables(dims: Dims, geometries: &[Vec<Atom>]) -> MoveTables {
                         // the whole line (the loader refuses a grasshopper with a range).
                         let limit = if matches!(a.jump, Jump::Grasshopper) { usize::MAX } else { limit };
                         while n <= limit {
-                            let Some(s2) = dims.square(f + dx * n as i32, r + dy * n as i32) else { break };
+                            let Some(s2) = dims.square(f + dx * n as i32, r + dy * n as i32).filter(|&s2| inside(s2))
+                            else {
+                                break;
+                            };
                             t.ray_squares.push(s2);
                             n += 1;
                         }
