@@ -105,11 +105,13 @@ extinctionPieceCount = 0
 """
 
 # The rows that are orthodox chess from their own start array (FSF `chess` by FEN).
-FEN_ONLY = ("reverso", "marchofthepawns", "wild5", "wild6", "wild7", "wild8")
+FEN_ONLY = ("reverso", "marchofthepawns", "wild5", "wild6", "wild7", "wild8",
+            "pawnodds", "knightodds", "rookodds", "rookpawnodds", "rookknightodds", "queenodds")
 
 # Published numbers used as cross-checks only.
 CC = "cutechess tst_board.cpp"
 CPW = "CPW perft results"
+DOSSIER = "the dossier's table (PC = FSF)"
 
 
 def P(label, fen, depth, pub=None, src=None):
@@ -500,6 +502,61 @@ VARIANTS = {
             P("start position", "pnbqkbnp/1pprrpp1/3pp3/8/8/3PP3/1PPRRPP1/PNBQKBNP w - - 0 1", 5),
             P("random middlegame (seeded playout)",
               "b2qkbnp/p1prrp2/2np4/1p2p1p1/N7/BP1PP1PB/P1PRRP2/3QK1NP w - - 2 8", 4),
+        ],
+    },
+    "pawnodds": {
+        # List #22 (odds games): White starts without the king's bishop pawn.
+        "cli": "chess", "py": "chess", "ini": None, "pc": "chess",
+        "positions": [
+            P("start position", "rnbqkbnr/pppppppp/8/8/8/8/PPPPP1PP/RNBQKBNR w KQkq - 0 1", 5),
+            P("random middlegame (seeded playout)",
+              "rnb1kbnr/1pp1pp1p/p7/3p2p1/P2q4/1P4PB/2PKP2P/RNBQ2NR w kq - 0 8", 4),
+        ],
+    },
+    "knightodds": {
+        # List #22 (odds games): White starts without the queen's knight.
+        "cli": "chess", "py": "chess", "ini": None, "pc": "chess",
+        "positions": [
+            P("start position", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/R1BQKBNR w KQkq - 0 1", 5),
+            P("random middlegame (seeded playout)",
+              "r1b1kbnr/1pp1pp1p/pn5q/3P2p1/1P4P1/8/P2PPPBP/R1BQK1NR w KQkq - 0 8", 4),
+        ],
+    },
+    "rookodds": {
+        # List #22 (odds games): White starts without the queen's rook (no White long castling).
+        "cli": "chess", "py": "chess", "ini": None, "pc": "chess",
+        "positions": [
+            P("start position", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/1NBQKBNR w Kkq - 0 1", 5),
+            P("random middlegame (seeded playout)",
+              "r1bqkbnr/1p1pp3/p4p2/2p1n1pp/Q1P1P3/N4P1P/PP1PB1P1/2B1K1NR w Kkq - 2 8", 4),
+        ],
+    },
+    "rookpawnodds": {
+        # List #22 (odds games): White starts without the queen's rook and the king's bishop pawn.
+        "cli": "chess", "py": "chess", "ini": None, "pc": "chess",
+        "positions": [
+            P("start position", "rnbqkbnr/pppppppp/8/8/8/8/PPPPP1PP/1NBQKBNR w Kkq - 0 1", 5),
+            P("random middlegame (seeded playout)",
+              "rnb1kb1r/p1qpnppp/1p6/2P1p3/7P/6P1/P1PPPN2/2BQKBNR w Kkq - 3 8", 4),
+        ],
+    },
+    "rookknightodds": {
+        # List #22 (odds games): White starts without the queen's rook and the queen's knight.
+        "cli": "chess", "py": "chess", "ini": None, "pc": "chess",
+        "positions": [
+            P("start position", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/2BQKBNR w Kkq - 0 1", 5),
+            P("random middlegame (seeded playout)",
+              "r1bqk1n1/ppp1b1pr/2np4/Q3pp1p/5NP1/2P5/PP1PPP1P/2B1KB1R w Kq - 2 8", 4),
+        ],
+    },
+    "queenodds": {
+        # List #22 (odds games): White starts without the queen.
+        "cli": "chess", "py": "chess", "ini": None, "pc": "chess",
+        "positions": [
+            P("start position", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNB1KBNR w KQkq - 0 1", 5,
+              {1: 21, 2: 420, 3: 9402}, DOSSIER),
+            P("random middlegame (seeded playout)",
+              "rnbq1b1r/1p3kpp/5p1n/p1ppp3/8/2P1P1P1/PP1P1PBP/RNBK2NR w - - 1 8", 4),
         ],
     },
     "twinchess": {

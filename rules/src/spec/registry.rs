@@ -46,6 +46,9 @@ pub enum Status {
     NotYet(&'static str),
     /// Deliberately not implemented: why.
     OutOfScope(&'static str),
+    /// A list row played as several built-ins (one per array: the odds games): the sentence that
+    /// names them. The built-ins carry the row's number too; the row's own name only points to them.
+    Several(&'static str),
 }
 
 /// One variant: a built-in, a list row that is not implemented, or both (a built-in list row).
@@ -82,7 +85,7 @@ impl Entry {
     pub fn reason(&self) -> Option<&'static str> {
         match self.status {
             Status::Implemented(_) => None,
-            Status::NotYet(reason) | Status::OutOfScope(reason) => Some(reason),
+            Status::NotYet(reason) | Status::OutOfScope(reason) | Status::Several(reason) => Some(reason),
         }
     }
 
@@ -92,6 +95,7 @@ impl Entry {
             Status::Implemented(_) => "implemented",
             Status::NotYet(_) => "not yet",
             Status::OutOfScope(_) => "out of scope",
+            Status::Several(_) => "several variants",
         }
     }
 
@@ -123,9 +127,17 @@ pub fn find(name: &str) -> Option<&'static Entry> {
     REGISTRY.iter().find(|e| e.answers_to(name))
 }
 
-/// The list row with this number (0..=85).
+/// The list row with this number (0..=85): its entry, or for a row played as several built-ins
+/// (the odds games), the row's own entry that names them.
 pub fn by_number(number: u8) -> Option<&'static Entry> {
-    REGISTRY.iter().find(|e| e.number == Some(number))
+    let mut rows = REGISTRY.iter().filter(|e| e.number == Some(number));
+    let first = rows.next()?;
+    Some(std::iter::once(first).chain(rows).find(|e| matches!(e.status, Status::Several(_))).unwrap_or(first))
+}
+
+/// The built-ins that play a list row: one for most rows, several for a row of several arrays.
+pub fn builtins_of_row(number: u8) -> impl Iterator<Item = &'static Entry> {
+    REGISTRY.iter().filter(move |e| e.number == Some(number) && e.is_implemented())
 }
 
 /// The error text for a name of an entry that is not implemented (the loader's
@@ -135,6 +147,7 @@ pub(crate) fn unsupported_message(name: &str, reason: &str) -> String {
         Some(e @ Entry { number: Some(n), class: Some(class), .. }) => {
             let what = match e.status {
                 Status::OutOfScope(_) => "is out of scope",
+                Status::Several(_) => "is not one variant",
                 _ => "is not implemented yet",
             };
             let alias = if e.name == name { String::new() } else { format!(" (`{}`)", e.name) };
@@ -171,12 +184,17 @@ macro_rules! builtin {
 }
 
 use Class::{A, B, C};
-use Status::{NotYet, OutOfScope};
+use Status::{NotYet, OutOfScope, Several};
 
 /// Reasons shared by several rows.
 const RANDOM_SETUP: &str =
     "needs a setup drawn by chance for each game: the variant format has a fixed start array or a setup phase \
      chosen by the players";
+
+/// The odds games' pointer (#22).
+const ODDS: &str = "six handicap arrays, each its own variant with White giving the odds: `pawnodds` (f-pawn), \
+     `knightodds` (queen's knight), `rookodds` (queen's rook), `rookpawnodds` (queen's rook and f-pawn), \
+     `rookknightodds` (queen's rook and knight), `queenodds`";
 
 static REGISTRY: &[Entry] = &[
     // The built-ins, in listing order.
@@ -226,7 +244,7 @@ static REGISTRY: &[Entry] = &[
     row(16, "Two for One", "twoforone", &[], B, NotYet("needs asymmetric two-move turns, the king safe only after the second")),
     row(17, "Explosion Chess", "explosion", &[], B, NotYet("needs a capture that also removes the victim's own men around it (the capturer survives)")),
     row(18, "Atomic chess (Hyatt's description)", "hyattatomic", &[], B, NotYet("needs one exploding piece a side, and the source does not say what sets it off")),
-    row(22, "Odds games", "odds", &[], A, NotYet("six fixed handicap arrays, none a built-in yet: each needs its file extending chess and a reference perft")),
+    row(22, "Odds games", "odds", &[], A, Several(ODDS)),
     row(23, "Pawns Game", "pawnsgame", &[], A, NotYet("the extra pawns stand anywhere on the 3rd and 4th ranks at the player's choice: no fixed array, and setup phases place pairs on fixed squares")),
     row(29, "Circe Chess", "circe", &[], B, NotYet("needs rebirth of a captured man on its home square, and a rebirth that checks the capturer makes the capture illegal")),
     row(30, "Rebirth-Chess", "rebirth", &[], B, NotYet("needs drops restricted to a captured man's own starting square (per-piece identity)")),
@@ -325,12 +343,25 @@ mod tests {
     #[test]
     fn every_list_row_appears_once_with_its_class() {
         for n in 0..=85u8 {
-            let rows: Vec<&str> = entries().iter().filter(|e| e.number == Some(n)).map(|e| e.name).collect();
-            assert_eq!(rows.len(), 1, "row #{n}: {rows:?}");
+            let rows: Vec<&Entry> = entries().iter().filter(|e| e.number == Some(n)).collect();
+            let names: Vec<&str> = rows.iter().map(|e| e.name).collect();
+            match by_number(n).map(|e| e.status) {
+                // A row of several arrays: its own entry names every built-in of the row, which
+                // share its class; nothing else has the number.
+                Some(Status::Several(reason)) => {
+                    let builtins: Vec<&str> = builtins_of_row(n).map(|e| e.name).collect();
+                    assert!(builtins.len() >= 2 && builtins.len() + 1 == rows.len(), "row #{n}: {names:?}");
+                    for b in &builtins {
+                        assert!(reason.contains(&format!("`{b}`")), "row #{n}: {b} is not named in {reason:?}");
+                    }
+                    assert!(rows.iter().all(|e| e.class == rows[0].class), "row #{n}: one class");
+                }
+                _ => assert_eq!(rows.len(), 1, "row #{n}: {names:?}"),
+            }
         }
         assert!(entries().iter().all(|e| e.number.is_none_or(|n| n <= 85)));
         assert!(entries().iter().all(|e| e.number.is_some() == e.class.is_some()), "on the list = has a class");
-        let count = |c: Class| entries().iter().filter(|e| e.class == Some(c) && e.number != Some(0)).count();
+        let count = |c: Class| (1..=85u8).filter(|&n| by_number(n).is_some_and(|e| e.class == Some(c))).count();
         assert_eq!((count(Class::A), count(Class::B), count(Class::C)), (32, 44, 9));
         for e in entries() {
             match (e.class, e.status) {
@@ -356,6 +387,7 @@ mod tests {
 
     /// Each built-in's file is named as its entry, and every alias loads the same variant.
     #[test]
+        assert_eq!(by_number(22).map(|e| e.name), Some("odds"));
     fn builtin_files_carry_their_names_and_aliases_load() {
         for e in entries().iter().filter(|e| e.is_implemented()) {
             let table: toml::Table = e.text().unwrap().parse().unwrap();
@@ -386,6 +418,12 @@ mod tests {
         }
     }
 
+        let e = err("odds");
+        assert!(e.contains("#22") && e.contains("is not one variant") && e.contains("`queenodds`"), "{e}");
+        for odds in builtins_of_row(22) {
+            let v = Variant::load(odds.name).unwrap_or_else(|err| panic!("{}: {err}", odds.name));
+            assert_ne!(v.spec.start, Variant::load("chess").unwrap().spec.start, "{}", odds.name);
+        }
     /// The start position's depth in the reference file, and how many other positions it holds:
     /// `FSF perft d5 (start), 3 more positions`.
     fn references(e: &Entry) -> String {
@@ -421,7 +459,8 @@ mod tests {
     /// The table of `docs/reference-variants.md`, §5 "The whole list".
     fn whole_list_table() -> String {
         let mut rows: Vec<&Entry> = entries().iter().filter(|e| e.number.is_some()).collect();
-        rows.sort_by_key(|e| e.number);
+        // A row of several built-ins: its own line first, then one line per built-in.
+        rows.sort_by_key(|e| (e.number, e.is_implemented()));
         let mut out = String::from(
             "| # | name on the list | fairyzero name | class | status | references checked | reason when not implemented |\n\
              | --- | --- | --- | --- | --- | --- | --- |\n",
