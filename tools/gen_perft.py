@@ -587,6 +587,34 @@ VARIANTS = {
               "rnbgkqabnr/pp1pss2p1/2p4p1p/5npn2/8N1/10/5S4/3PN1G1PP/PPP1SAPP2/RNB1QK1BNR w - - 0 11", 3),
         ],
     },
+    "xiangqi": {
+        # List #79: FSF built-in `xiangqi` (CLI and pyffish); the random positions are pyffish
+        # playouts with random.Random(seed).choice(sorted(legal_moves)), seeds 1-5 (30 plies for
+        # 1-3, 60 for 4-5).
+        "cli": "xiangqi", "py": "xiangqi", "ini": None, "pc": None,
+        "positions": [
+            P("start position", "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1", 5,
+              {1: 44, 2: 1920, 3: 79666, 4: 3290240, 5: 133312995}, DOSSIER),
+            P("flying general: the horse on e5 is pinned between the generals",
+              "4k4/9/9/9/9/4N4/9/9/9/4K4 w - - 0 1", 5),
+            P("flying general: the general may not step onto the open d-file",
+              "3k5/9/9/9/9/9/9/9/9/4K4 w - - 0 1", 5),
+            P("stalemate: the soldier across the river takes e10 and d9 (no move, a loss)",
+              "3k5/4P4/9/9/9/9/9/9/9/5K3 b - - 0 1", 1),
+            P("in check from the chariot on rank 1; cannons with screens, soldiers across",
+              "2bak4/4a4/4b4/2P1P1P2/p1C3c1p/2n6/9/4B4/4A4/3AK1r2 w - - 0 1", 4),
+            P("random middlegame (seeded playout 1)",
+              "3ak1bnr/1r1na4/c3b4/p1p1p1p1p/4c4/4P4/P1P1N1P1P/4B3R/RC6C/2BAKA1N1 w - - 30 16", 4),
+            P("random middlegame (seeded playout 2)",
+              "rn2kab1r/2c1a4/c4Cn1b/2p6/p5p1p/P3p1P2/2P1P3P/4B4/8R/RNBAKA1N1 w - - 18 16", 3),
+            P("random middlegame (seeded playout 3)",
+              "1nbakab1r/9/C8/2p1p1pnp/p7c/6B2/P1P1P1P1P/5C3/R8/RNBAKA1N1 w - - 1 16", 3),
+            P("random endgame-ish (seeded playout 4)",
+              "r3kab2/4a4/1C6C/2p5p/p4np2/2c1p4/2P3PrP/6NR1/3N1K3/3A1AB1R w - - 8 31", 3),
+            P("random endgame-ish, a black soldier across the river (seeded playout 5)",
+              "3k1a1n1/8r/r1n1ba2b/p3p1p1p/9/P2pP1C1P/4c4/RRNA5/9/4KABN1 w - - 8 31", 4),
+        ],
+    },
 }
 
 
