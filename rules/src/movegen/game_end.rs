@@ -7,6 +7,7 @@ use crate::{
     movegen::Probe,
     moves::{Move, MoveList},
     position::{EndReason, Outcome, Position},
+    types::Color,
     variant::{RepetitionRule, RoyalRule},
 };
 
@@ -43,9 +44,42 @@ impl Position {
             RepetitionRule::FourthDraws if self.repetitions() >= 3 => {
                 return Some(Outcome::Draw { reason: EndReason::Repetition })
             }
+            RepetitionRule::ThirdPerpetualCheckLoses if self.repetitions() >= 2 => {
+                return Some(match self.perpetual_checker() {
+                    Some(checker) => Outcome::Decisive { winner: checker.other(), reason: EndReason::Repetition },
+                    None => Outcome::Draw { reason: EndReason::Repetition },
+                });
+            }
             _ => {}
         }
         None
+    }
+
+    /// At a repetition: the side that gave check with every one of its moves since the first
+    /// occurrence of this position, if exactly one side did. The positions of the cycle are
+    /// recovered by unmaking moves on a copy (this runs only at a third occurrence).
+    fn perpetual_checker(&self) -> Option<Color> {
+        let n = self.hashes.len();
+        // hashes[i] is the position before the i-th move; hashes[n - 2k] has the current side
+        // to move. The earliest equal one starts the cycle.
+        let stop = self.irreversible as usize;
+        let first = (1..=n / 2).map(|k| n - 2 * k).take_while(|&i| i >= stop).filter(|&i| self.hashes[i] == self.hash);
+        let plies = n - first.last()?;
+        let mut scratch = self.clone();
+        // all_checks[c]: every move of colour c in the cycle gave check so far.
+        let mut all_checks = [true, true];
+        for _ in 0..plies {
+            let to_move = scratch.side;
+            if !scratch.in_check(to_move) {
+                all_checks[to_move.other().index()] = false;
+            }
+            scratch.unmake();
+        }
+        match all_checks {
+            [true, false] => Some(Color::Blue),
+            [false, true] => Some(Color::Tan),
+            _ => None,
+        }
     }
 
     /// The game result, if the game is over here.

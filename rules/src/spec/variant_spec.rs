@@ -60,6 +60,10 @@ pub enum RepetitionRule {
     /// squares and the same side to move, counted over the whole game, passes counting as moves;
     /// whether the previous move was a pass is not part of the position.
     FourthDraws,
+    /// Xiangqi's perpetual check, simplified: at the third occurrence of a position, a side
+    /// whose every move since the first occurrence gave check loses; otherwise (neither side,
+    /// or both) the game is drawn. Perpetual chasing is not detected.
+    ThirdPerpetualCheckLoses,
     /// Repetition has no effect.
     Ignored,
 }
