@@ -403,9 +403,9 @@ mod tests {
     #[test]
     fn rows_not_implemented_refuse_to_load_with_the_reason() {
         let err = |name: &str| Variant::load(name).map(|_| ()).expect_err(name).to_string();
-        let e = err("xiangqi");
-        assert!(e.contains("#79") && e.contains("class A") && e.contains("not implemented yet"), "{e}");
-        assert!(e.contains("flying-general"), "{e}");
+        let e = err("doubleking");
+        assert!(e.contains("#40") && e.contains("class A") && e.contains("not implemented yet"), "{e}");
+        assert!(e.contains("castling for each of two kings"), "{e}");
         let e = err("siamese");
         assert!(e.contains("\"siamese\" (`bughouse`)") && e.contains("#42") && e.contains("out of scope"), "{e}");
         assert!(e.contains("four players"), "{e}");
