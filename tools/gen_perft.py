@@ -106,7 +106,8 @@ extinctionPieceCount = 0
 
 # The rows that are orthodox chess from their own start array (FSF `chess` by FEN).
 FEN_ONLY = ("reverso", "marchofthepawns", "wild5", "wild6", "wild7", "wild8",
-            "pawnodds", "knightodds", "rookodds", "rookpawnodds", "rookknightodds", "queenodds")
+            "pawnodds", "knightodds", "rookodds", "rookpawnodds", "rookknightodds", "queenodds",
+            "randomized", "wild2", "wild3", "wild4")
 
 # Published numbers used as cross-checks only.
 CC = "cutechess tst_board.cpp"
@@ -557,6 +558,50 @@ VARIANTS = {
               {1: 21, 2: 420, 3: 9402}, DOSSIER),
             P("random middlegame (seeded playout)",
               "rnbq1b1r/1p3kpp/5p1n/p1ppp3/8/2P1P1P1/PP1P1PBP/RNBK2NR w - - 1 8", 4),
+        ],
+    },
+    "randomized": {
+        # List #5: the orthodox first rank shuffled, Black mirroring White, no castling.
+        # The arrays of seeds 0, 1 and 2 of fairyzero's start generator, in that order (the rules
+        # crate's test `perft_references_hold_the_arrays_of_seeds_0_to_2` prints them after a change).
+        "cli": "chess", "py": "chess", "ini": None, "pc": "chess",
+        "positions": [
+            P("array of seed 0", "nbnbkrqr/pppppppp/8/8/8/8/PPPPPPPP/NBNBKRQR w - - 0 1", 5),
+            P("array of seed 1", "rqrnbnbk/pppppppp/8/8/8/8/PPPPPPPP/RQRNBNBK w - - 0 1", 4),
+            P("array of seed 2", "rbrnnqbk/pppppppp/8/8/8/8/PPPPPPPP/RBRNNQBK w - - 0 1", 4),
+        ],
+    },
+    "wild2": {
+        # List #64: the rules of randomized (#5), so the same arrays.
+        # The arrays of seeds 0, 1 and 2 of fairyzero's start generator, in that order (the rules
+        # crate's test `perft_references_hold_the_arrays_of_seeds_0_to_2` prints them after a change).
+        "cli": "chess", "py": "chess", "ini": None, "pc": "chess",
+        "positions": [
+            P("array of seed 0", "nbnbkrqr/pppppppp/8/8/8/8/PPPPPPPP/NBNBKRQR w - - 0 1", 5),
+            P("array of seed 1", "rqrnbnbk/pppppppp/8/8/8/8/PPPPPPPP/RQRNBNBK w - - 0 1", 4),
+            P("array of seed 2", "rbrnnqbk/pppppppp/8/8/8/8/PPPPPPPP/RBRNNQBK w - - 0 1", 4),
+        ],
+    },
+    "wild3": {
+        # List #65: a king and seven men drawn from Q, R, B, N, Black mirroring White, no castling.
+        # The arrays of seeds 0, 1 and 2 of fairyzero's start generator, in that order (the rules
+        # crate's test `perft_references_hold_the_arrays_of_seeds_0_to_2` prints them after a change).
+        "cli": "chess", "py": "chess", "ini": None, "pc": "chess",
+        "positions": [
+            P("array of seed 0", "krnqqqnr/pppppppp/8/8/8/8/PPPPPPPP/KRNQQQNR w - - 0 1", 5),
+            P("array of seed 1", "knnrbnbr/pppppppp/8/8/8/8/PPPPPPPP/KNNRBNBR w - - 0 1", 4),
+            P("array of seed 2", "bkbbrnbr/pppppppp/8/8/8/8/PPPPPPPP/BKBBRNBR w - - 0 1", 4),
+        ],
+    },
+    "wild4": {
+        # List #66: one drawn set placed independently for each side, bishops balanced, no castling.
+        # The arrays of seeds 0, 1 and 2 of fairyzero's start generator, in that order (the rules
+        # crate's test `perft_references_hold_the_arrays_of_seeds_0_to_2` prints them after a change).
+        "cli": "chess", "py": "chess", "ini": None, "pc": "chess",
+        "positions": [
+            P("array of seed 0", "qrrknnqq/pppppppp/8/8/8/8/PPPPPPPP/KRNQQQNR w - - 0 1", 5),
+            P("array of seed 1", "rbbqqkqr/pppppppp/8/8/8/8/PPPPPPPP/RBQQRQBK w - - 0 1", 4),
+            P("array of seed 2", "kbnqbbrq/pppppppp/8/8/8/8/PPPPPPPP/NQBQBBKR w - - 0 1", 4),
         ],
     },
     "twinchess": {

@@ -186,11 +186,6 @@ macro_rules! builtin {
 use Class::{A, B, C};
 use Status::{NotYet, OutOfScope, Several};
 
-/// Reasons shared by several rows.
-const RANDOM_SETUP: &str =
-    "needs a setup drawn by chance for each game: the variant format has a fixed start array or a setup phase \
-     chosen by the players";
-
 /// The odds games' pointer (#22).
 const ODDS: &str = "six handicap arrays, each its own variant with White giving the odds: `pawnodds` (f-pawn), \
      `knightodds` (queen's knight), `rookodds` (queen's rook), `rookpawnodds` (queen's rook and f-pawn), \
@@ -223,6 +218,18 @@ static REGISTRY: &[Entry] = &[
     row(68, "ICS wild 6", "wild6", &[], A, builtin!("wild6")),
     row(69, "ICS wild 7", "wild7", &[], A, builtin!("wild7")),
     row(70, "ICS wild 8", "wild8", &[], A, builtin!("wild8")),
+    // The arrays drawn by chance for each game (`[start_generator]`).
+    row(5, "Randomized Chess", "randomized", &[], A, builtin!("randomized")),
+    row(64, "ICS wild 2", "wild2", &[], A, builtin!("wild2")),
+    row(65, "ICS wild 3", "wild3", &[], A, builtin!("wild3")),
+    row(66, "ICS wild 4", "wild4", &[], A, builtin!("wild4")),
+    // The odds games (#22): one built-in per handicap array, White giving the odds.
+    row(22, "Odds games: pawn odds (f-pawn)", "pawnodds", &[], A, builtin!("pawnodds")),
+    row(22, "Odds games: knight odds (queen's knight)", "knightodds", &[], A, builtin!("knightodds")),
+    row(22, "Odds games: rook odds (queen's rook)", "rookodds", &[], A, builtin!("rookodds")),
+    row(22, "Odds games: rook and pawn odds (queen's rook, f-pawn)", "rookpawnodds", &[], A, builtin!("rookpawnodds")),
+    row(22, "Odds games: rook and knight odds (queen's rook and knight)", "rookknightodds", &[], A, builtin!("rookknightodds")),
+    row(22, "Odds games: queen odds", "queenodds", &[], A, builtin!("queenodds")),
     row(79, "Xiangqi", "xiangqi", &["chinesechess"], A, builtin!("xiangqi")),
     off_list("scirocco", &[], "Adrian King's Scirocco (2009), 10x10", builtin!("scirocco")),
     off_list("typhoon", &[], "Adrian King's Typhoon (2009 revision), 12x12", builtin!("typhoon")),
@@ -231,7 +238,6 @@ static REGISTRY: &[Entry] = &[
     // The list rows that are not implemented, by number.
     row(3, "Reflex Chess", "reflex", &[], B, NotYet("needs a must-mate move filter (a side that can mate must) and a reversed checkmate result")),
     row(4, "Prohibition Chess = Checkless Chess", "checkless", &["prohibition"], B, NotYet("needs a legality filter that refuses a check unless it mates (a mate test inside move generation)")),
-    row(5, "Randomized Chess", "randomized", &[], A, NotYet(RANDOM_SETUP)),
     row(6, "Transcendental Chess", "transcendental", &[], B, NotYet("needs independent random arrays for the two sides and a one-off swap of two back-rank pieces in place of a move")),
     row(7, "Refusal Chess = Rejection Chess", "refusal", &["rejection"], B, NotYet("needs an opponent's veto sub-turn: the mover proposes, the opponent may refuse once")),
     row(8, "Compromise Chess", "compromise", &[], B, NotYet("needs the opponent to choose between two offered moves: an action is a pair of moves (a heavy hook)")),
@@ -277,10 +283,7 @@ static REGISTRY: &[Entry] = &[
     row(59, "Protean Chess", "protean", &[], B, NotYet("needs a pre-game choice of a man that takes the type of whatever it captures")),
     row(60, "Cylindrical Chess", "cylinder", &["cylindrical"], B, NotYet("needs board topology: the a- and h-files are adjacent")),
     row(61, "Grid Chess", "grid", &[], B, NotYet("needs a move filter: every move must cross a line of the 2x2 grid")),
-    row(63, "ICS wild 1", "wild1", &[], A, NotYet("needs a random asymmetric array for each game and castling from a d-file king")),
-    row(64, "ICS wild 2", "wild2", &[], A, NotYet(RANDOM_SETUP)),
-    row(65, "ICS wild 3", "wild3", &[], A, NotYet(RANDOM_SETUP)),
-    row(66, "ICS wild 4", "wild4", &[], A, NotYet(RANDOM_SETUP)),
+    row(63, "ICS wild 1", "wild1", &[], A, NotYet("needs castling from a d-file king (o-o toward the a-file); the array itself is a `[start_generator]` with the king on d or e, rooks in the corners, bishops on opposite colours")),
     row(71, "ICS wild 9 (two kings each)", "wild9", &[], B, NotYet("needs royalty that follows position: of two kings, only the first met from a1 to h8 is royal")),
     row(72, "Swap-setup chess with a negotiated queen", "swapsetup", &[], B, NotYet("needs a pre-game choice phase of swaps and of the queen's compound")),
     row(73, "Spanish rules (1283 manuscript)", "spanish1283", &[], B, NotYet("needs history-dependent rules (pawn double steps until the first capture, the ferz's first leap) and conditional promotion")),
@@ -380,6 +383,7 @@ mod tests {
         }
         assert_eq!(by_number(79).map(|e| e.name), Some("xiangqi"));
         assert_eq!(by_number(0).map(|e| e.name), Some("chess"));
+        assert_eq!(by_number(22).map(|e| e.name), Some("odds"));
         // The built-ins come first, so that the listing order is the registry order.
         let first_other = entries().iter().position(|e| !e.is_implemented()).unwrap();
         assert!(entries()[first_other..].iter().all(|e| !e.is_implemented()));
@@ -387,7 +391,6 @@ mod tests {
 
     /// Each built-in's file is named as its entry, and every alias loads the same variant.
     #[test]
-        assert_eq!(by_number(22).map(|e| e.name), Some("odds"));
     fn builtin_files_carry_their_names_and_aliases_load() {
         for e in entries().iter().filter(|e| e.is_implemented()) {
             let table: toml::Table = e.text().unwrap().parse().unwrap();
@@ -418,12 +421,18 @@ mod tests {
         }
     }
 
-        let e = err("odds");
+    /// The odds games' row name points to its six built-ins, each its own array.
+    #[test]
+    fn the_odds_row_names_its_builtins() {
+        let e = Variant::load("odds").map(|_| ()).expect_err("odds").to_string();
         assert!(e.contains("#22") && e.contains("is not one variant") && e.contains("`queenodds`"), "{e}");
-        for odds in builtins_of_row(22) {
-            let v = Variant::load(odds.name).unwrap_or_else(|err| panic!("{}: {err}", odds.name));
-            assert_ne!(v.spec.start, Variant::load("chess").unwrap().spec.start, "{}", odds.name);
-        }
+        let starts: std::collections::HashSet<String> = builtins_of_row(22)
+            .map(|odds| Variant::load(odds.name).unwrap_or_else(|err| panic!("{}: {err}", odds.name)).spec.start.clone())
+            .chain([Variant::load("chess").unwrap().spec.start.clone()])
+            .collect();
+        assert_eq!(starts.len(), 7, "six handicap arrays, none the orthodox one: {starts:?}");
+    }
+
     /// The start position's depth in the reference file, and how many other positions it holds:
     /// `FSF perft d5 (start), 3 more positions`.
     fn references(e: &Entry) -> String {
@@ -448,11 +457,16 @@ mod tests {
         }
         let (board, depth) = blocks.first().unwrap_or_else(|| panic!("{path}: no position"));
         let v = Variant::load(e.name).unwrap();
-        assert_eq!(Some(board.as_str()), v.spec.start.split_whitespace().next(), "{path}: the first is the start");
+        // A variant whose array is drawn by chance: the first is the array of seed 0.
+        let (start, first) = match v.generated_start(0) {
+            Some(fen) => (fen, "seed 0"),
+            None => (v.spec.start.clone(), "start"),
+        };
+        assert_eq!(Some(board.as_str()), start.split_whitespace().next(), "{path}: the first is the {first}");
         match blocks.len() - 1 {
-            0 => format!("{oracle} d{depth} (start)"),
-            1 => format!("{oracle} d{depth} (start), 1 more position"),
-            more => format!("{oracle} d{depth} (start), {more} more positions"),
+            0 => format!("{oracle} d{depth} ({first})"),
+            1 => format!("{oracle} d{depth} ({first}), 1 more position"),
+            more => format!("{oracle} d{depth} ({first}), {more} more positions"),
         }
     }
 

@@ -57,3 +57,50 @@ pub struct SetupSpec {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mask_skip_bits: Vec<u8>,
 }
+
+/// `[start_generator]`: the start array drawn by chance, one array per seed (Randomized Chess,
+/// ICS wild 2-4). The variant's `start` is the template: its first rank (White's men) and last
+/// rank (Black's) are redrawn, everything else (pawns, side to move, counters) is kept, and the
+/// generated position string is an ordinary one, so that records, replays and every command
+/// downstream read it like any other start. Generated arrays have no castling rights, so the
+/// template must have none either. See `crate::variant::start_generator`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StartGeneratorSpec {
+    /// Where White's men come from.
+    pub material: GeneratedMaterial,
+    /// With `material = "draw"`: the tokens each non-royal square is drawn from, uniformly.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub draw: Vec<String>,
+    /// How Black's rank relates to White's.
+    pub black: BlackArray,
+    /// Tokens whose men each side spreads over both square colours as evenly as possible (two
+    /// bishops: one on a light and one on a dark square).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub opposite_colours: Vec<String>,
+    /// Tokens whose men stand on light squares as often for Black as for White (ICS wild 4's
+    /// "bishops balanced"; with the same material, on dark squares too).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub balanced_colours: Vec<String>,
+}
+
+/// Where a generated array's men come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GeneratedMaterial {
+    /// The template's own first rank, shuffled (the same men, other files).
+    Shuffle,
+    /// The template's royal man on a random file, every other square of the rank a man drawn
+    /// from `draw` (ICS wild 3 and 4: random piece types, one king each).
+    Draw,
+}
+
+/// How Black's array relates to White's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BlackArray {
+    /// Black's men stand on the same files as White's (the orthodox relation: e1 and e8).
+    Mirror,
+    /// Black's men (the same set as White's) are placed by a draw of their own.
+    Independent,
+}

@@ -3,7 +3,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::spec::{power_spec::PowerSpec, setup_spec::SetupSpec};
+use crate::spec::{
+    power_spec::PowerSpec,
+    setup_spec::{SetupSpec, StartGeneratorSpec},
+};
 
 /// How moves are written. `uci` is Fairy-Stockfish's UCI form (`e7e8q`, `e1g1`), used for the
 /// variants it knows; `fairyzero` is the suffix form of `docs/notation.md` (`e7e8+`, `d4d4xe5`).
@@ -309,6 +312,9 @@ pub struct VariantSpec {
     /// Engineering cap on game length in plies for self-play adjudication (a draw).
     #[serde(default = "default_move_cap")]
     pub move_cap: u32,
+    /// The start array drawn by chance for each game (`crate::spec::setup_spec::StartGeneratorSpec`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_generator: Option<StartGeneratorSpec>,
     /// A setup phase in which the players choose the array by moves (`crate::spec::setup_spec`).
     #[serde(default)]
     pub setup: Option<SetupSpec>,

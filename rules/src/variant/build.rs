@@ -434,6 +434,7 @@ impl Variant {
                 return Err(vec![format!("field `setup.fixed`: {e}")]);
             }
         }
+        super::start_generator::check(&variant)?;
         Ok(variant)
     }
 }

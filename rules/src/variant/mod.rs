@@ -15,6 +15,7 @@ pub(crate) mod powers;
 pub(crate) mod regions;
 pub(crate) mod setup;
 pub mod setup_mask;
+mod start_generator;
 pub mod synthetic;
 pub(crate) mod tables;
 pub(crate) mod text;
