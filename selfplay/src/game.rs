@@ -88,6 +88,17 @@ pub struct SelfPlayGame {
 
 impl SelfPlayGame {
     pub fn new(start: &GameStart, config: Arc<SelfPlayConfig>, seed: u64, net: &str) -> SelfPlayGame {
+        // A variant whose array is drawn by chance (`[start_generator]`) starts each game from the
+        // array of the game's own seed, recorded as the game's start position string.
+        let drawn = match start.kind {
+            SetupKind::Default => start.position.variant().generated_start(seed).map(|fen| {
+                let position = Position::from_fen(Arc::clone(start.position.variant()), &fen)
+                    .expect("a generated array is a valid position");
+                GameStart { position, kind: SetupKind::Fen, text: fen }
+            }),
+            _ => None,
+        };
+        let start = drawn.as_ref().unwrap_or(start);
         let v = start.position.variant();
         let adjudicator = Adjudicator::new(&start.position, config.move_cap, config.move_cap_result);
         let search = Search::new(
@@ -239,5 +250,29 @@ mod setup_mask_tests {
         assert_eq!((start.position.ply(), start.text.clone()), (0, start.position.to_fen()));
         let e = GameStart::resolve(&v, &SetupMode::from("setup:40000".to_string())).unwrap_err();
         assert!(e.to_string().contains("bit 18 must be 0"), "{e}");
+    }
+
+    /// A variant whose array is drawn by chance starts each game from its seed's array, recorded
+    /// as a position string; a fixed variant keeps its start.
+    #[test]
+    fn each_game_of_a_generated_variant_draws_its_own_array() {
+        let config = Arc::new(SelfPlayConfig::default());
+        let v = Variant::load("wild2").unwrap();
+        let start = GameStart::resolve(&v, &SetupMode::Default).unwrap();
+        let starts: Vec<String> = (0..20u64)
+            .map(|seed| {
+                let game = SelfPlayGame::new(&start, Arc::clone(&config), seed, "");
+                assert_eq!(game.record.setup, SetupKind::Fen);
+                assert_eq!(Some(game.record.start.clone()), v.generated_start(seed), "seed {seed}");
+                assert_eq!(game.search.position().to_fen(), game.record.start, "seed {seed}: played from it");
+                game.record.start
+            })
+            .collect();
+        let distinct: std::collections::HashSet<&String> = starts.iter().collect();
+        assert!(distinct.len() > 15, "{} distinct arrays in 20 games", distinct.len());
+        let chess = Variant::load("chess").unwrap();
+        let start = GameStart::resolve(&chess, &SetupMode::Default).unwrap();
+        let game = SelfPlayGame::new(&start, config, 3, "");
+        assert_eq!((game.record.setup, game.record.start), (SetupKind::Default, Position::start(chess).to_fen()));
     }
 }
