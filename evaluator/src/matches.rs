@@ -183,17 +183,26 @@ impl std::str::FromStr for Adjudication {
 #[error("unknown adjudication {0:?} (expected draw or material)")]
 pub struct UnknownAdjudication(pub String);
 
-/// An opening: the moves from the variant's start.
+/// An opening: the moves from the variant's start, or from an array drawn by chance.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Opening {
     pub moves: Vec<Move>,
+    /// The moves, space-separated; `[<start>] <moves>` when the opening has its own start.
     pub text: String,
+    /// The start position string of a variant whose array is drawn by chance (`[start_generator]`):
+    /// each opening has its own array; `None` for the variant's start.
+    pub start: Option<String>,
 }
 
 impl Opening {
     /// The position the opening reaches (with its history).
     pub fn position(&self, v: &Arc<Variant>) -> Position {
-        let mut pos = start_position(v);
+        let mut pos = match &self.start {
+            Some(fen) => {
+                Position::from_fen(Arc::clone(v), fen).expect("an opening's start was built from this variant")
+            }
+            None => start_position(v),
+        };
         for &m in &self.moves {
             pos.make(m);
         }
@@ -208,8 +217,28 @@ pub fn start_position(v: &Arc<Variant>) -> Position {
 
 /// Up to `count` distinct openings (see the module documentation). Fewer come back when the
 /// variant does not have that many within a generous number of attempts.
+///
+/// A variant whose array is drawn by chance gives each opening its own array (from a seed of
+/// its own), then the random plies from it, so that a match samples the arrays as self-play does.
 pub fn generate_openings(v: &Arc<Variant>, count: usize, random_plies: u32, seed: u64) -> Vec<Opening> {
-    openings_from(&start_position(v), count, random_plies, seed ^ 0x6f70_656e_696e_6773)
+    let rng_seed = seed ^ 0x6f70_656e_696e_6773;
+    if !v.has_start_generator() {
+        return openings_from(&start_position(v), count, random_plies, rng_seed);
+    }
+    let mut seen = HashSet::new();
+    (0..count.min(MAX_OPENINGS) as u64 * 4)
+        .filter_map(|i| {
+            let fen = v.generated_start(mix(rng_seed, i)).expect("the variant has a start generator");
+            let pos = Position::from_fen(Arc::clone(v), &fen).expect("a generated array is a valid position");
+            let o = openings_from(&pos, 1, random_plies, mix(rng_seed, i)).pop()?;
+            seen.insert(o.position(v).hash()).then(|| Opening {
+                text: format!("[{fen}] {}", o.text).trim_end().to_string(),
+                start: Some(fen),
+                moves: o.moves,
+            })
+        })
+        .take(count.min(MAX_OPENINGS))
+        .collect()
 }
 
 /// The most openings a match or a designer experiment draws; games past `2 * MAX_OPENINGS` reuse
@@ -258,7 +287,7 @@ pub fn openings_from(start: &Position, count: usize, random_plies: u32, rng_seed
             moves.push(m);
         }
         if ok && seen.insert(pos.hash()) {
-            out.push(Opening { moves, text: words.join(" ") });
+            out.push(Opening { moves, text: words.join(" "), start: None });
         }
     }
     out
@@ -754,6 +783,31 @@ mod tests {
         assert_eq!(report.games(), 0, "a stopped SPRT match must not go on batch after batch");
         stop.store(false, std::sync::atomic::Ordering::Relaxed);
         assert_eq!(run_match(&v, &a, &b, &options, None).unwrap().games(), 4);
+    }
+
+    /// A variant whose array is drawn by chance: each opening has its own array, named in its
+    /// text, and a match plays from them.
+    #[test]
+    fn openings_of_a_generated_variant_draw_their_own_arrays() {
+        let v = Variant::load("wild3").unwrap();
+        let a = generate_openings(&v, 12, 2, 5);
+        assert_eq!(a, generate_openings(&v, 12, 2, 5));
+        assert_eq!(a[..6], generate_openings(&v, 6, 2, 5)[..], "the first k do not depend on the count");
+        let arrays: HashSet<&String> = a.iter().map(|o| o.start.as_ref().expect("its own array")).collect();
+        assert!(arrays.len() >= 11, "{} arrays in 12 openings", arrays.len());
+        for o in &a {
+            let fen = o.start.as_ref().unwrap();
+            assert!(o.text.starts_with(&format!("[{fen}] ")) && o.moves.len() == 2, "{}", o.text);
+            let mut pos = Position::from_fen(Arc::clone(&v), fen).unwrap();
+            for &m in &o.moves {
+                pos.make(m);
+            }
+            assert_eq!(o.position(&v).to_fen(), pos.to_fen());
+        }
+        let (x, y) = (contestant("random", &v), contestant("greedy", &v));
+        let options = MatchOptions { games: 4, threads: 1, ..MatchOptions::default() };
+        let report = run_match(&v, &x, &y, &options, None).unwrap();
+        assert_eq!((report.games(), report.openings), (4, 2));
     }
 
     #[test]
