@@ -57,9 +57,8 @@ struct Plan<'a> {
     balanced: Vec<PieceType>,
 }
 
-/// Whether the square on `file` of the first (`rank_last = false`) or last rank is light. a1 is
-/// dark, so on the first rank the odd files are light; on the last rank of an even-height board
-/// the parity flips.
+/// Whether the square (`file`, `rank`), both 0-based, is light: a1 is dark, so on the first rank
+/// the odd files are light, and on the last rank of an even-height board the even files.
 fn is_light(file: usize, rank: usize) -> bool {
     (file + rank) % 2 == 1
 }
