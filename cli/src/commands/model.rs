@@ -280,10 +280,21 @@ fn read_metrics(run: &Path, checkpoint: &str) -> Result<(Vec<String>, Vec<Value>
             Some("eval") if record.get("checkpoint").and_then(Value::as_str) == Some(checkpoint) => {
                 evaluations.push(record)
             }
+            // The final evaluation names its checkpoint only in its matches' player,
+            // `checkpoints/step-NNNNNNNN@SIMS`.
+            Some("final") if final_evaluates(&record, checkpoint) => evaluations.push(record),
             _ => {}
         }
     }
     Ok((commits, evaluations))
+}
+
+/// Whether a `final` metrics record evaluated `checkpoint`.
+fn final_evaluates(record: &Value, checkpoint: &str) -> bool {
+    let player_prefix = format!("checkpoints/{checkpoint}@");
+    record.get("matches").and_then(Value::as_array).is_some_and(|matches| {
+        matches.iter().any(|m| m.get("player").and_then(Value::as_str).is_some_and(|p| p.starts_with(&player_prefix)))
+    })
 }
 
 /// Every file of the exported folder, in memory, `manifest.json` last.
@@ -566,15 +577,20 @@ mod tests {
             r#"{"kind":"start","step":9,"build":{"version":"0.1.0","commit":"abc1234"}}"#,
             r#"{"kind":"start","step":9,"build":{"version":"0.1.0","commit":"def5678-dirty"}}"#,
             r#"{"kind":"eval","checkpoint":"step-00000005","step":5,"matches":[{"opponent":"greedy"}]}"#,
+            r#"{"kind":"final","matches":[{"player":"checkpoints/step-00000005@16","opponent":"random"}]}"#,
+            r#"{"kind":"final","matches":[{"player":"checkpoints/step-00000050@16","opponent":"random"}]}"#,
             r#"{"kind":"eval","checkp"#,
         ];
         std::fs::write(dir.path().join("metrics.jsonl"), lines.join("\n")).unwrap();
         let (commits, evaluations) = read_metrics(dir.path(), "step-00000005").unwrap();
         // Distinct values are made by the caller; here every start record's commit, in order.
         assert_eq!(commits, ["abc1234", "abc1234", "def5678-dirty"]);
-        assert_eq!(evaluations.len(), 2);
-        assert!(evaluations.iter().all(|e| e["checkpoint"] == "step-00000005"));
+        assert_eq!(evaluations.len(), 3);
+        assert!(evaluations[..2].iter().all(|e| e["checkpoint"] == "step-00000005"));
         assert_eq!(evaluations[1]["matches"][0]["opponent"], "greedy");
+        // The final evaluation of this checkpoint, not that of step 50.
+        assert_eq!(evaluations[2]["kind"], "final");
+        assert_eq!(evaluations[2]["matches"][0]["player"], "checkpoints/step-00000005@16");
 
         let empty = tempfile::tempdir().unwrap();
         let (commits, evaluations) = read_metrics(empty.path(), "step-00000005").unwrap();
