@@ -67,6 +67,13 @@ pub fn carry(variant: &Variant) -> Result<Carry, String> {
     if variant.has_setup_phase() {
         return Err("it has a setup phase, which CECP cannot express".into());
     }
+    if variant.has_regional_moves() || variant.rules.flying_general {
+        // XBoard's own xiangqi has other piece letters and coordinates; an engine-defined
+        // board would lose the palace, the river and the facing generals.
+        return Err("its pieces are confined to board regions or gain moves in them (palace, river), or it has the \
+                    flying-general rule: XBoard's piece commands express neither"
+            .into());
+    }
     let long: Vec<&str> = variant
         .pieces
         .iter()
@@ -719,7 +726,7 @@ mod tests {
         assert_eq!(resolve_variant("5x5+0_gardner").unwrap().name, "gardner");
         assert!(resolve_variant("8x8+0_gardner").unwrap_err().contains("5x5"));
         assert!(resolve_variant("scirocco").unwrap_err().contains("setup phase"));
-        assert!(resolve_variant("xiangqi").unwrap_err().contains("unknown variant"));
+        assert!(resolve_variant("xiangqi").unwrap_err().contains("board regions"));
     }
 
     #[test]

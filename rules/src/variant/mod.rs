@@ -231,6 +231,12 @@ impl Variant {
         self.setup.is_some()
     }
 
+    /// Whether some piece's moves depend on the square it stands on (`confined_to` or
+    /// `region_moves`: Xiangqi's palace and river), which plain piece geometry cannot describe.
+    pub fn has_regional_moves(&self) -> bool {
+        self.regional
+    }
+
     /// Whether `sq` is in `color`'s promotion zone.
     #[inline]
     pub fn in_promotion_zone(&self, sq: Square, color: Color) -> bool {
