@@ -55,7 +55,8 @@ impl std::str::FromStr for SetupSelection {
 /// One row of a balance report: an array (or the whole variant).
 #[derive(Clone, Debug, PartialEq)]
 pub struct BalanceRow {
-    /// The setup plies of the array (empty: the variant's openings, arrays sampled).
+    /// The setup plies of the array, or the position string of a drawn array (empty: the
+    /// variant's openings, arrays sampled).
     pub array: String,
     /// With mirror merging: the setup plies of the array's mirror image, whose games this row
     /// stands for too.
@@ -134,6 +135,23 @@ pub fn sample_setups(v: &Arc<Variant>, k: usize, seed: u64) -> Option<Vec<Vec<Mo
     Some(out)
 }
 
+/// `k` distinct arrays of a variant whose start array is drawn by chance (fewer if it has fewer),
+/// each from a seed of its own.
+fn drawn_arrays(v: &Arc<Variant>, k: usize, seed: u64) -> Vec<Position> {
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for i in 0..(100 + 20 * k as u64) {
+        if out.len() >= k {
+            break;
+        }
+        let pos = Position::start_with_seed(Arc::clone(v), seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ i);
+        if seen.insert(pos.hash()) {
+            out.push(pos);
+        }
+    }
+    out
+}
+
 /// A balance measurement: overall, or per array.
 #[derive(Clone, Debug)]
 pub struct BalanceReport {
@@ -165,9 +183,26 @@ pub fn run_balance(
 ) -> Result<BalanceReport, Error> {
     let store = ResultStore::new(out);
     let start = start_position(variant);
+    let drawn = |hint| Error::DrawnStart { variant: variant.name.clone(), hint };
     let experiments = match setups {
-        None => vec![Experiment { key: BALANCE_KEY.into(), start: start.clone(), start_text: "start".into() }],
-        Some(sel) => {
+        _ if !variant.has_start_generator() => None,
+        None => return Err(drawn("give --setups sample:K to measure K of its arrays")),
+        Some(SetupSelection::Sample(k)) => Some(
+            drawn_arrays(variant, k, options.seed)
+                .into_iter()
+                .map(|pos| {
+                    let text = pos.to_fen();
+                    // The key of setup-phase arrays: one table for both kinds.
+                    Experiment { key: format!("{BALANCE_KEY} setup={text}"), start: pos, start_text: text }
+                })
+                .collect(),
+        ),
+        Some(_) => return Err(drawn("of its arrays only --setups sample:K applies")),
+    };
+    let experiments = match (experiments, setups) {
+        (Some(arrays), _) => arrays,
+        (None, None) => vec![Experiment { key: BALANCE_KEY.into(), start: start.clone(), start_text: "start".into() }],
+        (None, Some(sel)) => {
             let arrays = match sel {
                 SetupSelection::All => all_setups(variant, MAX_SETUPS),
                 SetupSelection::Sample(k) => sample_setups(variant, k, options.seed),

@@ -176,6 +176,14 @@ pub fn run_piece_values(
     progress: Option<&DesignProgress<'_>>,
 ) -> Result<PieceValueReport, Error> {
     check_piece_value_player(spec)?;
+    if variant.has_start_generator() {
+        // Each imbalance is one piece taken from one start array; a drawn array would make
+        // every experiment a different game.
+        return Err(Error::DrawnStart {
+            variant: variant.name.clone(),
+            hint: "piece values are measured from one fixed array: use a variant with the same pieces and a fixed start (e.g. chess)",
+        });
+    }
     let token_of = |t: usize| variant.pieces[t].token.clone();
     let reference_type = variant
         .piece_by_token(reference)

@@ -64,6 +64,8 @@ pub enum Error {
     RoyalReference { token: String },
     #[error("the reference piece {token} is not in the start position")]
     ReferenceNotInStart { token: String },
+    #[error("variant {variant} draws its start array by chance (a start generator): {hint}")]
+    DrawnStart { variant: String, hint: &'static str },
     #[error("variant {variant} has no setup phase: --setups does not apply")]
     NoSetupPhase { variant: String },
     #[error("bad setup selection {text:?} (expected all, sample:K with K from 1 to {MAX_SETUPS}, or setup:<hex>)")]

@@ -81,6 +81,35 @@ fn balance_per_setup_array_writes_tables_and_plot() {
 }
 
 #[test]
+fn a_drawn_start_array_is_measured_per_array_or_refused() {
+    let v = Variant::load("wild2").unwrap();
+    assert!(v.has_start_generator());
+    let (spec, random) = contestant("random", &v);
+    let dir = tempfile::tempdir().unwrap();
+    let options =
+        DesignOptions { games: 2, random_plies: 0, seed: 5, move_cap: Some(16), threads: 2, batch: 8, stop: None };
+    // The template array is not the game: balance asks for arrays, piece values refuse.
+    let plain = run_balance(&v, &random, None, false, &options, dir.path(), None);
+    assert!(matches!(&plain, Err(Error::DrawnStart { hint, .. }) if hint.contains("sample:K")), "{plain:?}");
+    let all = run_balance(&v, &random, Some(SetupSelection::All), false, &options, dir.path(), None);
+    assert!(matches!(all, Err(Error::DrawnStart { .. })));
+    let values = run_piece_values(&v, &spec, &random, None, "P", &options, dir.path(), None);
+    assert!(matches!(values, Err(Error::DrawnStart { .. })));
+    // Three drawn arrays, each its own row, each an ordinary position string; the same seed
+    // draws the same arrays again.
+    let report = run_balance(&v, &random, Some(SetupSelection::Sample(3)), false, &options, dir.path(), None).unwrap();
+    assert_eq!((report.arrays.len(), report.overall.tally.games()), (3, 6));
+    let template = fairyzero_rules::Position::start(v.clone()).to_fen();
+    let arrays: Vec<&str> = report.arrays.iter().map(|r| r.array.as_str()).collect();
+    assert!(
+        arrays.iter().all(|a| *a != template && fairyzero_rules::Position::from_fen(v.clone(), a).is_ok()),
+        "{arrays:?}"
+    );
+    let again = run_balance(&v, &random, Some(SetupSelection::Sample(3)), false, &options, dir.path(), None).unwrap();
+    assert_eq!((again.arrays.len(), again.overall.tally.games()), (3, 12));
+}
+
+#[test]
 fn piece_values_order_queen_rook_pawn() {
     let t = Instant::now();
     let v = Variant::load("gardner").unwrap();
