@@ -178,7 +178,10 @@ fn draw_curves(
     let width = 720 * panels.len().max(1) as u32;
     let root = BitMapBackend::new(path, (width, 620)).into_drawing_area();
     root.fill(&WHITE)?;
-    let root = if text { root.titled(title, ("sans-serif", 24))? } else { root };
+    // A sans-serif character is about half its size wide: shrink a long title (player and
+    // engine paths) to the width rather than cut it.
+    let title_size = (1.9 * width as f64 / title.chars().count().max(1) as f64).clamp(12.0, 24.0);
+    let root = if text { root.titled(title, ("sans-serif", title_size))? } else { root };
     let areas = root.split_evenly((1, panels.len().max(1)));
     for (p, (panel, area)) in panels.iter().zip(&areas).enumerate() {
         let finite = |x: f64| x.is_finite().then_some(x);
