@@ -205,13 +205,17 @@ pub fn build_ranking(records: &[MatchGame], step_of: impl Fn(&str) -> Option<u64
     }
 }
 
-fn signed(x: f64) -> String {
+/// An Elo figure as the tables print it: signed, whole, `+inf`/`-inf` for a clean sweep and
+/// `-` for an undefined one (NaN).
+pub fn signed_elo(x: f64) -> String {
     if x.is_finite() {
         format!("{x:+.0}")
     } else if x > 0.0 {
         "+inf".into()
-    } else {
+    } else if x < 0.0 {
         "-inf".into()
+    } else {
+        "-".into()
     }
 }
 
@@ -249,10 +253,10 @@ impl Ranking {
                 if e.connected { "" } else { " (not connected)" },
                 e.step.map_or("-".to_string(), |s| s.to_string()),
                 e.games,
-                signed(e.elo),
+                signed_elo(e.elo),
                 half,
-                signed(e.ci_low),
-                signed(e.ci_high),
+                signed_elo(e.ci_low),
+                signed_elo(e.ci_high),
                 vs,
                 100.0 * e.expected_vs_best
             ));

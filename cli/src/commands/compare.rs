@@ -26,7 +26,7 @@ use std::{
 use anyhow::{bail, Context, Result};
 use fairyzero_evaluator::{
     plot::{plot_curves, Curve, Panel},
-    ranking::write_atomic,
+    ranking::{signed_elo, write_atomic},
     rate_records,
     ratings::PlayerRating as Rated,
     CiMethod, MatchGame, PlayerSpec, RatingOptions, ResultStore,
@@ -546,20 +546,8 @@ fn arms(groups: &[(String, String)], runs: &[RunResult]) -> Result<(Vec<Arm>, Ve
     Ok((arms, ungrouped))
 }
 
-fn signed(x: f64) -> String {
-    if x.is_finite() {
-        format!("{x:+.0}")
-    } else if x > 0.0 {
-        "+inf".into()
-    } else if x < 0.0 {
-        "-inf".into()
-    } else {
-        "-".into()
-    }
-}
-
 fn interval(r: &Rated) -> String {
-    format!("[{}, {}]", signed(r.ci_low), signed(r.ci_high))
+    format!("[{}, {}]", signed_elo(r.ci_low), signed_elo(r.ci_high))
 }
 
 impl Comparison {
@@ -599,7 +587,7 @@ impl Comparison {
             s.push_str(&format!(
                 "| `{name}`{} | {} | {} | {} | {} |\n",
                 if r.connected { "" } else { " (not connected)" },
-                signed(r.elo),
+                signed_elo(r.elo),
                 interval(r),
                 r.games,
                 labels.join(", ")
@@ -620,7 +608,7 @@ impl Comparison {
                     c.simulations,
                     c.elapsed_secs / 60.0,
                     c.selfplay_games,
-                    signed(r.elo),
+                    signed_elo(r.elo),
                     interval(r),
                     r.games
                 ));
@@ -643,10 +631,10 @@ impl Comparison {
                 lc.player,
                 lc.elapsed_secs / 60.0,
                 lc.selfplay_games,
-                signed(lr.elo),
+                signed_elo(lr.elo),
                 interval(lr),
                 bc.player,
-                signed(br.elo),
+                signed_elo(br.elo),
                 interval(br)
             ));
         }
@@ -659,15 +647,15 @@ impl Comparison {
             s.push_str("|---|---|---:|---:|---:|---:|---:|---:|\n");
             for a in &self.arms {
                 let runs: Vec<String> =
-                    a.runs.iter().zip(&a.last_elos).map(|(r, e)| format!("{r} ({})", signed(*e))).collect();
+                    a.runs.iter().zip(&a.last_elos).map(|(r, e)| format!("{r} ({})", signed_elo(*e))).collect();
                 s.push_str(&format!(
                     "| {} | {} | {} | {} | {} | {} | {:.1} | {:.0} |\n",
                     a.name,
                     runs.join(", "),
-                    signed(a.mean),
+                    signed_elo(a.mean),
                     a.sd.map_or("-".into(), |sd| format!("{sd:.0}")),
-                    signed(a.min),
-                    signed(a.max),
+                    signed_elo(a.min),
+                    signed_elo(a.max),
                     a.mean_minutes,
                     a.mean_selfplay_games
                 ));

@@ -37,7 +37,7 @@ use fairyzero_evaluator::{
     external::EngineSpec,
     matches::mix,
     plot::{plot_curves, Curve, Panel},
-    ranking::write_atomic,
+    ranking::{signed_elo, write_atomic},
     ratings::{elo_from_score, rate_records},
     run_match, Adjudication, CiMethod, Contestant, MatchGame, MatchOptions, MatchReport, PlayerSpec, Protocol,
     RatingOptions, Ratings, ResultStore,
@@ -373,16 +373,6 @@ fn num(x: f64) -> Value {
     }
 }
 
-fn signed(x: f64) -> String {
-    if x.is_finite() {
-        format!("{x:+.0}")
-    } else if x > 0.0 {
-        "+inf".into()
-    } else {
-        "-inf".into()
-    }
-}
-
 /// The command line as typed, each argument quoted for a POSIX shell where needed.
 fn command_line() -> String {
     let quote = |a: String| {
@@ -424,9 +414,9 @@ impl Ladder {
             Some(p) => format!(
                 "{}: {} Elo (95% CI {} to {}) on the scale of {} with depth {} = 0",
                 self.player,
-                signed(p.elo),
-                signed(p.ci_low),
-                signed(p.ci_high),
+                signed_elo(p.elo),
+                signed_elo(p.ci_low),
+                signed_elo(p.ci_high),
                 self.engine,
                 self.rungs.first().map_or(0, |r| r.depth)
             ),
@@ -478,12 +468,12 @@ impl Ladder {
                 100.0 * m.score(),
                 100.0 * lo,
                 100.0 * hi,
-                signed(elo_from_score(m.score())),
-                signed(elo_from_score(lo)),
-                signed(elo_from_score(hi)),
-                signed(elo),
-                signed(elo_lo),
-                signed(elo_hi),
+                signed_elo(elo_from_score(m.score())),
+                signed_elo(elo_from_score(lo)),
+                signed_elo(elo_from_score(hi)),
+                signed_elo(elo),
+                signed_elo(elo_lo),
+                signed_elo(elo_hi),
             ));
         }
         let forfeits: usize =
