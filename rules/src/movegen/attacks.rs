@@ -8,7 +8,10 @@ use crate::{
     position::Position,
     spec::betza::Jump,
     types::{Color, Piece, PieceType, Square},
-    variant::tables::{F_CAPTURE, F_INITIAL},
+    variant::{
+        tables::{F_CAPTURE, F_INITIAL},
+        RoyalChoice,
+    },
 };
 
 impl Position {
@@ -95,7 +98,14 @@ impl Position {
     /// where the variant has it.
     pub fn in_check(&self, color: Color) -> bool {
         let c = color.index();
-        let royals = &self.royals[c][..self.n_royals[c] as usize];
+        let mut royals = &self.royals[c][..self.n_royals[c] as usize];
+        if self.variant.rules.royal_choice == RoyalChoice::FirstByFile {
+            // ICS wild 9: only the royal met first file by file, each from rank 1 up, counts.
+            let coords = &self.variant.coords;
+            if let Some(i) = (0..royals.len()).min_by_key(|&i| coords[royals[i].index()]) {
+                royals = &royals[i..=i];
+            }
+        }
         royals.iter().any(|&sq| self.is_attacked(sq, color.other()))
             || (self.variant.rules.flying_general && royals.iter().any(|&sq| self.faces_enemy_royal(sq, color)))
     }

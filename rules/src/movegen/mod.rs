@@ -13,11 +13,13 @@
 pub(crate) mod attacks;
 pub(crate) mod betza;
 mod castling;
+mod checkless;
 mod doubled;
 pub(crate) mod game_end;
 mod legs;
 mod perft;
 pub mod powers;
+mod rifle;
 mod setup;
 
 pub use perft::{perft, perft_divide};
@@ -27,7 +29,7 @@ use crate::{
     moves::{Move, MoveKind, MoveList},
     position::{square_set::WORDS, Position, SquareSet},
     types::{Color, Square},
-    variant::{RepetitionRule, RoyalRule},
+    variant::{CaptureRule, CheckingRule, RepetitionRule, RoyalRule},
 };
 
 /// Where generated moves go.
@@ -140,6 +142,12 @@ impl Position {
     /// Fills `out` with every legal move (after clearing it). Empty if the game is over by
     /// material (see [`Position::immediate_outcome`]).
     pub fn legal_moves(&mut self, out: &mut MoveList) {
+        self.legal_moves_nested(out, 0);
+    }
+
+    /// [`Position::legal_moves`] inside `depth` nested mate tests of the mate-only check rule
+    /// (see `checkless`).
+    fn legal_moves_nested(&mut self, out: &mut MoveList, depth: u32) {
         out.clear();
         if self.in_setup() {
             self.setup_moves(out);
@@ -153,6 +161,7 @@ impl Position {
         // Copied out of the variant, so that the filters below may make and unmake moves.
         let v = &self.variant;
         let (royal, repetition, forced_capture) = (v.rules.royal, v.rules.repetition, v.rules.forced_capture);
+        let checking = v.rules.checking;
         let simple_attacks = v.simple_attacks;
         let us = self.side;
         if royal == RoyalRule::Checkmate && self.n_royals[us.index()] > 0 {
@@ -168,6 +177,9 @@ impl Position {
                 self.unmake();
                 ok
             });
+        }
+        if checking == CheckingRule::MateOnly {
+            self.retain_mating_checks(out, depth);
         }
         if repetition == RepetitionRule::ThirdIllegal
             && self.hashes.len() >= self.irreversible as usize + 3
@@ -256,6 +268,16 @@ impl Position {
     /// Pseudo-legal moves of `us`, whoever is to move (appended to `out`; a probe may stop
     /// generation early).
     pub(crate) fn pseudo_legal_moves_of<S: MoveSink>(&self, us: Color, out: &mut S) {
+        if self.variant.rules.capture == CaptureRule::Rifle {
+            self.displacing_moves_of(us, &mut rifle::RifleSink::new(self, out));
+        } else {
+            self.displacing_moves_of(us, out);
+        }
+    }
+
+    /// [`Position::pseudo_legal_moves_of`] with every capture by displacement (the pieces' own
+    /// geometry, before the rifle rule rewrites captures).
+    fn displacing_moves_of<S: MoveSink>(&self, us: Color, out: &mut S) {
         let v = &*self.variant;
         let has_powers = v.has_powers;
         let frozen = if v.immobilizers.is_empty() { SquareSet::EMPTY } else { immobilize::frozen(self, us) };

@@ -39,6 +39,48 @@ pub enum RoyalRule {
     Capture,
 }
 
+/// How a capture is made (issue 21, row #32).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum CaptureRule {
+    /// The capturer takes the victim's place (every game but Rifle Chess).
+    #[default]
+    Displace,
+    /// Rifle Chess: every capture is a shot. The capturer stays where it stands and the victim
+    /// is removed; a capture therefore never promotes. Applies to every capturing move a piece
+    /// has, en passant included (the pawn stays, the passed pawn is removed).
+    Rifle,
+}
+
+/// Which checks a move may give (issue 21, row #4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckingRule {
+    /// Any check.
+    #[default]
+    Any,
+    /// Checkless (Prohibition) Chess: a move that gives check is illegal unless it mates, that
+    /// is, unless the checked side then has no legal move under these same rules.
+    MateOnly,
+}
+
+/// Which of a side's royal pieces count for check and mate (issue 21, row #71).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum RoyalChoice {
+    /// Every royal piece (Twin Chess: a check on any of them counts).
+    #[default]
+    All,
+    /// Only the one met first in the order a1, a2, ..., a8, b1, ... (files from the left, each
+    /// from rank 1 up, for both colours: ICS wild 9, cutechess `twokings`); the others are
+    /// ordinary pieces until the royal one moves behind them in that order or is captured.
+    FirstByFile,
+}
+
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
+}
+
 /// When a bared side loses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
@@ -326,6 +368,15 @@ pub struct VariantSpec {
     /// illegal; the royal cannot capture that way).
     #[serde(default, skip_serializing_if = "is_false")]
     pub flying_general: bool,
+    /// How captures are made: `displace` (default) or `rifle` (Rifle Chess).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub capture: CaptureRule,
+    /// Which checks are allowed: `any` (default) or `mate_only` (Checkless Chess).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub checking: CheckingRule,
+    /// Which royals count for check and mate: `all` (default) or `first_by_file` (ICS wild 9).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub royal_choice: RoyalChoice,
 }
 
 fn default_move_cap() -> u32 {

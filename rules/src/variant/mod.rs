@@ -117,6 +117,12 @@ pub struct Rules {
     pub move_cap: u32,
     /// Opposing royals on one open file attack each other (Xiangqi), for check only.
     pub flying_general: bool,
+    /// Captures by displacement or by shooting (Rifle Chess).
+    pub capture: CaptureRule,
+    /// Whether a check must be mate (Checkless Chess).
+    pub checking: CheckingRule,
+    /// Which royals count for check (ICS wild 9: the first by file).
+    pub royal_choice: RoyalChoice,
 }
 
 /// Extinction, concluded: the counted types (`None` = all pieces together).
