@@ -48,10 +48,20 @@ impl Position {
                 if l.flags & F_INITIAL != 0 && !self.in_initial_region(l.to, by) {
                     continue;
                 }
-                // A lame leaper's path is seen from its own square: mirror it into place.
+                // A lame leaper's path is seen from its own square: mirror it into place
+                // (through the wrapped files on a cylinder: attacker + target - via).
                 let blocked = l.via.iter().any(|&via| {
                     !via.is_none() && {
-                        let mirrored = (l.to.index() + sq.index()) - via.index();
+                        let mirrored = if v.wraps_files() {
+                            let (c, t, a) = (v.coords[via.index()], v.coords[sq.index()], v.coords[l.to.index()]);
+                            let (dx, dy) = ((t.0 - c.0) as i32, (t.1 - c.1) as i32);
+                            v.geometry
+                                .offset(a.0 as i32, a.1 as i32, dx, dy)
+                                .expect("the path lies on the board")
+                                .index()
+                        } else {
+                            (l.to.index() + sq.index()) - via.index()
+                        };
                         self.board[mirrored].is_some()
                     }
                 });
@@ -65,27 +75,28 @@ impl Position {
                     continue;
                 }
                 let squares = &tables.ray_squares[r.start as usize..r.start as usize + r.len as usize];
+                // With a grid, an attacker among the first `lead` squares stands in the target's
+                // cell and attacks nothing there.
+                let lead = r.lead as usize;
+                let mut occupied = squares.iter().enumerate().filter(|(_, s)| self.board[s.index()].is_some());
+                let is_attacker = |(i, s): (usize, &Square)| i >= lead && self.board[s.index()] == Some(attacker);
                 match r.jump {
                     Jump::Free | Jump::Lame => {
-                        if let Some(&s) = squares.iter().find(|s| self.board[s.index()].is_some()) {
-                            if self.board[s.index()] == Some(attacker) {
-                                return true;
-                            }
+                        if occupied.next().is_some_and(is_attacker) {
+                            return true;
                         }
                     }
                     Jump::Hop => {
-                        let mut it = squares.iter().filter(|s| self.board[s.index()].is_some());
-                        if it.next().is_some() && it.next().is_some_and(|s| self.board[s.index()] == Some(attacker)) {
+                        if occupied.next().is_some() && occupied.next().is_some_and(is_attacker) {
                             return true;
                         }
                     }
                     Jump::Grasshopper => {
-                        if squares.len() >= 2 && self.board[squares[0].index()].is_some() {
-                            if let Some(&s) = squares[1..].iter().find(|s| self.board[s.index()].is_some()) {
-                                if self.board[s.index()] == Some(attacker) {
-                                    return true;
-                                }
-                            }
+                        if squares.len() >= 2
+                            && self.board[squares[0].index()].is_some()
+                            && occupied.nth(1).is_some_and(is_attacker)
+                        {
+                            return true;
                         }
                     }
                 }

@@ -44,16 +44,18 @@ impl Position {
         let (a, b) = t.ray_index[slot];
         for r in &t.rays[a as usize..b as usize] {
             let squares = &t.ray_squares[r.start as usize..r.start as usize + r.len as usize];
+            // Grid: the first `lead` squares are the piece's own cell, passed but not landed on.
+            let lead = r.lead as usize;
             match r.jump {
-                Jump::Free | Jump::Lame => self.ride(from, p, squares, r.flags, out),
+                Jump::Free | Jump::Lame => self.ride(from, p, squares, lead, r.flags, out),
                 Jump::Hop => {
                     if let Some(i) = squares.iter().position(|s| self.board[s.index()].is_some()) {
-                        self.ride(from, p, &squares[i + 1..], r.flags, out);
+                        self.ride(from, p, &squares[i + 1..], lead.saturating_sub(i + 1), r.flags, out);
                     }
                 }
                 Jump::Grasshopper => {
                     if let Some(i) = squares.iter().position(|s| self.board[s.index()].is_some()) {
-                        if let Some(&land) = squares.get(i + 1) {
+                        if let Some(&land) = squares.get(i + 1).filter(|_| i + 1 >= lead) {
                             match self.board[land.index()] {
                                 None if r.flags & F_MOVE != 0 => self.push_displacement(from, land, p, out),
                                 Some(q) if q.color() != us && r.flags & F_CAPTURE != 0 => {
@@ -68,8 +70,13 @@ impl Position {
         }
     }
 
+    /// Rides along `squares`, landing on none of the first `lead` (they must be empty to pass).
     #[inline]
-    fn ride<S: MoveSink>(&self, from: Square, p: Piece, squares: &[Square], flags: u8, out: &mut S) {
+    fn ride<S: MoveSink>(&self, from: Square, p: Piece, squares: &[Square], lead: usize, flags: u8, out: &mut S) {
+        let (passed, squares) = squares.split_at(lead.min(squares.len()));
+        if passed.iter().any(|s| self.board[s.index()].is_some()) {
+            return;
+        }
         for &s in squares {
             match self.board[s.index()] {
                 None => {

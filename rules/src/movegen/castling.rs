@@ -29,6 +29,10 @@ impl Position {
             }
             let rank = d.rank(king_sq);
             let king_to = d.square(castling.king_files[side], rank).expect("castling file is on the board");
+            // Grid Chess: the king's move must leave its cell, as any move.
+            if v.cells.as_ref().is_some_and(|c| c.same(king_sq, king_to)) {
+                continue;
+            }
             let rook_to = d
                 .square(castling.king_files[side] + if side == 0 { -1 } else { 1 }, rank)
                 .expect("the rook lands beside the king");

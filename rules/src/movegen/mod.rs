@@ -207,11 +207,10 @@ impl Position {
         let mut set = SquareSet::EMPTY;
         for &royal in &self.royals[c][..self.n_royals[c] as usize] {
             set.insert(royal);
-            let (rf, rr) = v.coords[royal.index()];
             for &(dx, dy) in &v.line_dirs {
                 let mut shield = None;
-                let mut k = 1;
-                while let Some(sq) = v.dims.square(rf as i32 + dx * k, rr as i32 + dy * k) {
+                // Round a cylinder too, up to the square before the royal's own.
+                for sq in v.geometry.line(royal, dx, dy, usize::MAX) {
                     if let Some(p) = self.board[sq.index()] {
                         match shield {
                             None if p.color() == us => shield = Some(sq),
@@ -224,7 +223,6 @@ impl Position {
                             }
                         }
                     }
-                    k += 1;
                 }
             }
         }

@@ -303,6 +303,42 @@ pub struct RegionMoveSpec {
     pub betza: String,
 }
 
+/// How the board's edges join (`topology`, issue 21, row #60).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Topology {
+    /// A rectangle: moves stop at every edge.
+    #[default]
+    Flat,
+    /// The first and last files are adjacent (Cylindrical Chess): leaps and rides that leave
+    /// the board sideways come back on the other side; a ride stops when it comes back to the
+    /// square it started from. Ranks do not wrap. Castling keeps its back-rank squares between
+    /// the king and the rook (it never goes round the back).
+    Cylinder,
+}
+
+impl Topology {
+    /// Keeps the key out of the resolved file of a flat board, so other variants keep their hash.
+    pub fn is_flat(&self) -> bool {
+        *self == Topology::Flat
+    }
+}
+
+/// The grid rule (`[grid]`, issue 21, row #61): the board is divided into cells of `cell`
+/// files by ranks, and a move of a piece is legal only if it ends in another cell than it
+/// started in; a piece attacks (gives check) only with such a move. `offset` moves the first
+/// line: cells start at file `offset[0]` and rank `offset[1]` (0-based), with narrower cells
+/// before them (cutechess's displaced grid is `offset = [1, 1]`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GridSpec {
+    /// Cell size: `[files, ranks]` (Grid Chess: `[2, 2]`).
+    pub cell: [u8; 2],
+    /// Where the first full cell starts: `[file, rank]`, 0-based (default `[0, 0]`).
+    #[serde(default)]
+    pub offset: [u8; 2],
+}
+
 /// Keeps absent piece keys out of the resolved file, so variants without them keep their hash.
 fn is_false(b: &bool) -> bool {
     !*b
@@ -326,6 +362,12 @@ pub struct VariantSpec {
     pub description: Option<String>,
     pub width: u8,
     pub height: u8,
+    /// How the board's edges join: `flat` (default) or `cylinder` (Cylindrical Chess, list #60).
+    #[serde(default, skip_serializing_if = "Topology::is_flat")]
+    pub topology: Topology,
+    /// The grid rule (Grid Chess, list #61): every move must cross a line of the grid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grid: Option<GridSpec>,
     /// Start position in the notation of `docs/notation.md`.
     pub start: String,
     #[serde(default)]

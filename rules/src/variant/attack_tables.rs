@@ -5,7 +5,8 @@
 
 use crate::{
     spec::betza::{Atom, Jump},
-    types::{Color, Dims, Piece, Square},
+    types::{Color, Piece, Square},
+    variant::topology::{Cells, Geometry},
 };
 
 /// Piece types as bits; the fast tables are built only for variants with at most 64 types.
@@ -34,8 +35,11 @@ pub(crate) struct AttackTables {
 
 impl AttackTables {
     /// `None` when the variant needs the generic path (hoppers, lame or initial captures, more
-    /// than 64 types).
-    pub(crate) fn build(dims: Dims, geometries: &[Vec<Atom>]) -> Option<AttackTables> {
+    /// than 64 types). `geo` wraps a cylinder's files; with a grid (`cells`), a piece in the
+    /// target's cell attacks nothing there but still blocks a line (`crate::variant::topology`).
+    pub(crate) fn build(geo: Geometry, cells: Option<&Cells>, geometries: &[Vec<Atom>]) -> Option<AttackTables> {
+        let dims = geo.dims;
+        let same_cell = |a: Square, b: Square| cells.is_some_and(|c| c.same(a, b));
         if geometries.len() > 64 {
             return None;
         }
@@ -62,7 +66,8 @@ impl AttackTables {
                         };
                         // The attacker stands at target - k * (dx, dy).
                         if a.max_steps == 1 {
-                            if let Some(from) = dims.square(f - dx, r - dy) {
+                            let from = geo.offset(f, r, -dx, -dy).filter(|&from| from != target);
+                            if let Some(from) = from.filter(|&from| !same_cell(from, target)) {
                                 let range = leap_start as usize..t.leaps.len();
                                 match t.leaps[range].iter_mut().find(|(sq, _)| *sq == from) {
                                     Some(entry) => entry.1 |= bit,
@@ -75,18 +80,14 @@ impl AttackTables {
                         let idx = match ray_keys.iter().position(|(x, y, _)| (*x, *y) == (-dx, -dy)) {
                             Some(i) => i,
                             None => {
-                                let mut squares = Vec::new();
-                                let mut k = 1;
-                                while let Some(sq) = dims.square(f - dx * k, r - dy * k) {
-                                    squares.push((sq, 0));
-                                    k += 1;
-                                }
+                                let squares = geo.line(target, -dx, -dy, usize::MAX).map(|sq| (sq, 0)).collect();
                                 ray_keys.push((-dx, -dy, squares));
                                 ray_keys.len() - 1
                             }
                         };
                         for (k, step) in ray_keys[idx].2.iter_mut().enumerate() {
-                            if k < limit {
+                            // A piece in the target's cell blocks the line but attacks nothing.
+                            if k < limit && !same_cell(step.0, target) {
                                 step.1 |= bit;
                             }
                         }

@@ -13,7 +13,7 @@ use crate::{
     },
     types::{Dims, PieceType, Square, MAX_BOARD_SIDE},
     variant::{
-        attack_tables::AttackTables, legs::LegTries, powers::Power, regions, synthetic, tables::build_tables,
+        attack_tables::AttackTables, legs::LegTries, powers::Power, regions, synthetic, tables::build_tables, topology,
         zobrist::Zobrist, Castling, Extinction, PassRule, PieceDef, PieceSpec, Rules, TurnRules, Variant, VariantSpec,
     },
 };
@@ -325,11 +325,13 @@ impl Variant {
                 }
             },
         };
+        let (geo, cells) = topology::conclude(&spec, &geometries, &full_geometries, &mut problems);
         if !problems.is_empty() {
             return Err(problems);
         }
 
-        let tables = build_tables(dims, &geometries, &piece_regions);
+        let tables = build_tables(geo, cells.as_ref(), &geometries, &piece_regions);
+        topology::mark_duplicates(geo, &tables, &mut pieces);
         // Moves that depend on the square (regions) break the reverse lookups of attack tests.
         let regional = piece_regions.iter().any(|r| !r.is_empty());
         let nsq = dims.squares();
@@ -353,7 +355,7 @@ impl Variant {
             !has_powers && !regional && !spec.flying_general && capture_atoms().all(|a| a.jump == Jump::Free);
         let coords =
             (0..nsq).map(|i| (dims.file(Square(i as u16)) as i16, dims.rank(Square(i as u16)) as i16)).collect();
-        let attack_tables = if simple_attacks { AttackTables::build(dims, &geometries) } else { None };
+        let attack_tables = if simple_attacks { AttackTables::build(geo, cells.as_ref(), &geometries) } else { None };
         let mut line_dirs: Vec<(i32, i32)> = Vec::new();
         for a in capture_atoms().filter(|a| a.max_steps != 1) {
             for d in [(a.dx as i32, a.dy as i32), (-(a.dx as i32), -(a.dy as i32))] {
@@ -376,7 +378,12 @@ impl Variant {
             let masks = r.confine.iter().chain(r.extra.iter().map(|(m, _)| m));
             *safe = *safe && masks.into_iter().all(|m| regions::mirror_symmetric(dims, m));
         }
-        let mirror_type = super::mirror::mirror_types(&spec, &pieces);
+        let mut mirror_type = super::mirror::mirror_types(&spec, &pieces);
+        // A grid that is not its own mirror image makes no position mirror-safe.
+        if cells.as_ref().is_some_and(|c| !c.mirror_symmetric(dims)) {
+            mirror_safe.iter_mut().for_each(|s| *s = false);
+            mirror_type.iter_mut().for_each(|t| *t = None);
+        }
         let turn = turn_rules(&spec.pieces, &powers);
         let mut variant = Variant {
             legs,
@@ -396,6 +403,8 @@ impl Variant {
             relayers,
             has_powers,
             regional,
+            geometry: geo,
+            cells,
             setup,
             name: spec.name.clone(),
             dims,

@@ -19,6 +19,7 @@ mod start_generator;
 pub mod synthetic;
 pub(crate) mod tables;
 pub(crate) mod text;
+pub(crate) mod topology;
 pub(crate) mod zobrist;
 
 use std::fmt;
@@ -30,7 +31,12 @@ pub use crate::spec::{
 use crate::{
     types::{Color, Dims, Piece, PieceType, Square},
     variant::{
-        attack_tables::AttackTables, legs::LegTries, powers::Power, setup::SetupPhase, tables::MoveTables,
+        attack_tables::AttackTables,
+        legs::LegTries,
+        powers::Power,
+        setup::SetupPhase,
+        tables::MoveTables,
+        topology::{Cells, Geometry},
         zobrist::Zobrist,
     },
 };
@@ -160,6 +166,10 @@ pub struct Variant {
     /// Some piece's moves depend on its square (`confined_to`, `region_moves`): attack tests
     /// generate the attacker's moves instead of reading tables backwards.
     pub(crate) regional: bool,
+    /// The board's dimensions and whether its files wrap (`topology = "cylinder"`).
+    pub(crate) geometry: Geometry,
+    /// The grid's cells (`[grid]`), applied in the tables (`topology`).
+    pub(crate) cells: Option<Cells>,
     pub(crate) setup: Option<SetupPhase>,
     /// Piece types with an immobilizing power.
     pub(crate) immobilizers: Vec<PieceType>,
@@ -241,6 +251,17 @@ impl Variant {
     /// `region_moves`: Xiangqi's palace and river), which plain piece geometry cannot describe.
     pub fn has_regional_moves(&self) -> bool {
         self.regional
+    }
+
+    /// Whether the first and last files are adjacent (`topology = "cylinder"`), which a plain
+    /// rectangular board cannot show.
+    pub fn wraps_files(&self) -> bool {
+        self.geometry.wrap
+    }
+
+    /// Whether moves must cross a line of a grid (`[grid]`, Grid Chess).
+    pub fn has_grid(&self) -> bool {
+        self.cells.is_some()
     }
 
     /// Whether `sq` is in `color`'s promotion zone.

@@ -3,8 +3,11 @@
 
 use crate::{
     spec::betza::{Atom, Jump},
-    types::{Color, Dims, Square},
-    variant::regions::{self, PieceRegions},
+    types::{Color, Square},
+    variant::{
+        regions::{self, PieceRegions},
+        topology::{Cells, Geometry},
+    },
 };
 
 /// Leap and ray flags: the atom moves to an empty square, captures, or is initial-only.
@@ -26,6 +29,9 @@ pub(crate) struct Leap {
 pub(crate) struct Ray {
     pub start: u32,
     pub len: u16,
+    /// The first `lead` squares lie in the piece's own grid cell (`[grid]`): passed through,
+    /// never landed on. 0 without a grid.
+    pub lead: u16,
     pub flags: u8,
     pub jump: Jump,
 }
@@ -45,9 +51,17 @@ pub(crate) struct MoveTables {
 ///
 /// `regions` (one entry per piece type, or empty for none) adds the moves a piece has only on
 /// some squares and confines pieces to a region: a leap must land inside it, a ride stops at
-/// its edge (`crate::variant::regions`).
-pub(crate) fn build_tables(dims: Dims, geometries: &[Vec<Atom>], regions: &[PieceRegions]) -> MoveTables {
+/// its edge (`crate::variant::regions`). `geo` wraps the files of a cylinder and `cells` applies
+/// the grid rule (`crate::variant::topology`).
+pub(crate) fn build_tables(
+    geo: Geometry,
+    cells: Option<&Cells>,
+    geometries: &[Vec<Atom>],
+    regions: &[PieceRegions],
+) -> MoveTables {
+    let dims = geo.dims;
     let nsq = dims.squares();
+    let same_cell = |a: Square, b: Square| cells.is_some_and(|c| c.same(a, b));
     let mut t = MoveTables::default();
     let none = PieceRegions::default();
     for color in Color::BOTH {
@@ -77,34 +91,41 @@ pub(crate) fn build_tables(dims: Dims, geometries: &[Vec<Atom>], regions: &[Piec
                     }
                     let is_leap = a.max_steps == 1 && matches!(a.jump, Jump::Free | Jump::Lame);
                     if is_leap {
-                        let Some(to) = dims.square(f + dx, r + dy).filter(|&to| inside(to)) else { continue };
+                        // A leap round a cylinder back to its own square, or within a grid cell, is
+                        // no move.
+                        let Some(to) = geo.offset(f, r, dx, dy).filter(|&to| inside(to) && to != sq) else {
+                            continue;
+                        };
+                        if same_cell(sq, to) {
+                            continue;
+                        }
                         let mut via = [Square::NONE; 2];
                         if a.jump == Jump::Lame {
                             for (i, (vx, vy)) in lame_path(dx, dy).into_iter().enumerate().take(2) {
-                                via[i] = dims.square(f + vx, r + vy).expect("the path lies between two board squares");
+                                via[i] = geo.offset(f, r, vx, vy).expect("the path lies between two board squares");
                             }
                         }
                         t.leaps.push(Leap { to, via, flags });
                     } else {
                         let limit = if a.max_steps == 0 { usize::MAX } else { a.max_steps as usize };
                         let start = t.ray_squares.len() as u32;
-                        let mut n = 1;
                         // A range bounds the destination's distance. A cannon's screen lies before
                         // its landing square, so its line is cut at the range like a rider's; a
                         // grasshopper lands right behind its screen wherever that is, so it keeps
                         // the whole line (the loader refuses a grasshopper with a range).
                         let limit = if matches!(a.jump, Jump::Grasshopper) { usize::MAX } else { limit };
-                        while n <= limit {
-                            let Some(s2) = dims.square(f + dx * n as i32, r + dy * n as i32).filter(|&s2| inside(s2))
-                            else {
-                                break;
-                            };
-                            t.ray_squares.push(s2);
-                            n += 1;
-                        }
-                        let len = t.ray_squares.len() as u32 - start;
-                        if len > 0 {
-                            t.rays.push(Ray { start, len: len as u16, flags, jump: a.jump });
+                        t.ray_squares.extend(geo.line(sq, dx, dy, limit).take_while(|&s2| inside(s2)));
+                        // Grid: the squares of the piece's own cell, first (passed, not landed on)
+                        // and, round a cylinder, last (cut: nothing lies beyond them).
+                        let line = &t.ray_squares[start as usize..];
+                        let lead = line.iter().take_while(|&&s2| same_cell(sq, s2)).count();
+                        let tail = line[lead..].iter().rev().take_while(|&&s2| same_cell(sq, s2)).count();
+                        let len = line.len() - tail;
+                        t.ray_squares.truncate(start as usize + len);
+                        if len > lead {
+                            t.rays.push(Ray { start, len: len as u16, lead: lead as u16, flags, jump: a.jump });
+                        } else {
+                            t.ray_squares.truncate(start as usize);
                         }
                     }
                 }
