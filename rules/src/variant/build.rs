@@ -384,6 +384,11 @@ impl Variant {
             mirror_safe.iter_mut().for_each(|s| *s = false);
             mirror_type.iter_mut().for_each(|t| *t = None);
         }
+        // Royalty by position (ICS wild 9: the first king by file) is not its own mirror image.
+        if spec.royal_choice != super::RoyalChoice::All {
+            mirror_safe.iter_mut().for_each(|s| *s = false);
+            mirror_type.iter_mut().for_each(|t| *t = None);
+        }
         let turn = turn_rules(&spec.pieces, &powers);
         let mut variant = Variant {
             legs,
