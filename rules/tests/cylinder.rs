@@ -153,3 +153,23 @@ fn perft_at_the_start_matches_jocly() {
 fn sq(name: &str) -> fairyzero_rules::Square {
     Variant::load("cylinder").unwrap().dims.parse_square(name).unwrap()
 }
+
+#[test]
+fn what_the_wrap_does_not_reach_is_refused_naming_the_field() {
+    let load = |text: &str| Variant::from_toml("c.toml", text, None).map(|_| ()).unwrap_err().to_string();
+    // Berolina pawns step diagonally two squares, whose passed square a flat interpolation finds.
+    let e = load("name = \"c\"\nextends = \"berolina\"\ntopology = \"cylinder\"\n");
+    assert!(e.contains("topology") && e.contains("en_passant"), "{e}");
+    // Powers and multi-leg moves do not come from the wrapped tables.
+    let e = load("name = \"c\"\nextends = \"scirocco\"\ntopology = \"cylinder\"\n");
+    assert!(e.contains("topology") && e.contains("powers"), "{e}");
+    // A cylindrical Xiangqi is data only: its regions and lame leapers wrap with the tables.
+    let v = Variant::from_toml("c.toml", "name = \"c\"\nextends = \"xiangqi\"\ntopology = \"cylinder\"\n", None)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut pos = Position::start(v);
+    // The cannons slide round the edge: b3 to a3 and i3, h3 to i3 and a3.
+    let mut moves = MoveList::new();
+    pos.legal_moves(&mut moves);
+    let texts: BTreeSet<String> = moves.iter().map(|m| pos.move_to_string(m)).collect();
+    assert!(["b3i3", "h3a3"].iter().all(|m| texts.contains(*m)), "{texts:?}");
+}

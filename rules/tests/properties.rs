@@ -56,7 +56,14 @@ fn start_points(v: &Arc<Variant>) -> Vec<Position> {
             fields[2] = "-";
             Position::from_fen(Arc::clone(v), &fields.join(" "))
         });
-        if let Ok(pos) = parsed {
+        // A position whose side not to move is in check is no position of the variant (on a
+        // cylinder, the rook on b4 of the horizontal en-passant pin checks h4 round the edge).
+        let legal = |p: &Position| {
+            v.rules.royal != RoyalRule::Checkmate
+                || p.immediate_outcome().is_some()
+                || !p.in_check(p.side_to_move().other())
+        };
+        if let Some(pos) = parsed.ok().filter(legal) {
             out.push(pos);
         }
     }
