@@ -115,6 +115,8 @@ FEN_ONLY = ("reverso", "marchofthepawns", "wild5", "wild6", "wild7", "wild8",
 CC = "cutechess tst_board.cpp"
 CPW = "CPW perft results"
 DOSSIER = "the dossier's table (PC = FSF)"
+JOCLY_TABLE = "Jocly (the dossier's table)"
+JOCLY = "Jocly 0.9.13 (one move per from-to-promotion)"
 
 
 def P(label, fen, depth, pub=None, src=None):
@@ -180,13 +182,38 @@ VARIANTS = {
               {3: 8768, 4: 177309, 5: 4069318}, CC),
         ],
     },
+    # The other cylinder positions: Jocly 0.9.13 (npm `jocly`) driven by the dossier's Appendix B
+    # harness, with each position reached by replaying its moves from the start (not by loading a
+    # FEN), counting one move per (from, to, promotion): Jocly lists a
+    # destination that a rider reaches both ways round twice, fairyzero once. The random ones
+    # are seeded Jocly playouts of 40 plies (LCG seed 1-6, moves sorted by name).
     "cylinder": {
         "cli": None, "py": None, "ini": None, "pc": None, "published_only": True,
-        "published_by": "the dossier's Jocly `cylinder-chess` perft",
+        "published_by": "Jocly `cylinder-chess`'s perft (the start: the dossier's table; the others: Jocly 0.9.13 "
+                        "through the dossier's Appendix B harness, one move per from-to-promotion)",
         "rules": "Jocly `cylinder-chess` (list #60): the a- and h-files are adjacent.",
         "positions": [
             P("start position", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 4,
-              {1: 20, 2: 392, 3: 9162, 4: 211036}, "Jocly (the dossier's table)"),
+              {1: 20, 2: 392, 3: 9162, 4: 211036}, JOCLY_TABLE),
+            P("a rook on an empty rank, its moves both ways round (1. a4 h6 2. Ra3 g6)",
+              "rnbqkbnr/pppppp2/6pp/8/P7/R7/1PPPPPPP/1NBQKBNR w Kkq - 0 3", 3, {1: 29, 2: 580, 3: 17208}, JOCLY),
+            P("en passant round the edge: a5xh6 (1. a4 g6 2. a5 h5)",
+              "rnbqkbnr/pppppp2/6p1/P6p/8/8/1PPPPPPP/RNBQKBNR w KQkq h6 0 3", 3, {1: 24, 2: 552, 3: 14543}, JOCLY),
+            P("castling short, the bishop on c4 takes h7 round the edge",
+              "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4", 3,
+              {1: 34, 2: 992, 3: 34280}, JOCLY),
+            P("random middlegame (Jocly playout, seed 1)",
+              "r3k2r/p2pp1p1/1Bn4p/2p1P2P/n1PP1p2/8/P4P1R/qN1bKB2 w q - 1 21", 3, {1: 21, 2: 939, 3: 19441}, JOCLY),
+            P("random middlegame (Jocly playout, seed 2)",
+              "1nNkr3/1pNpb2p/r1p5/5pq1/PPP5/4p1RP/Q3PPP1/4KBR1 w - - 4 21", 3, {1: 36, 2: 1653, 3: 58785}, JOCLY),
+            P("random middlegame (Jocly playout, seed 3)",
+              "rn3b1r/1p3kp1/p4p2/2ppp2R/2PNP3/3K2P1/bP1P2nP/1NB2B1R w - - 1 21", 3, {1: 35, 2: 1396, 3: 40992}, JOCLY),
+            P("random middlegame, in check (Jocly playout, seed 4)",
+              "r1k2bn1/p4pp1/6B1/Nppp2P1/3qp3/2PPPPKr/1P5P/RNB4R w - - 2 21", 3, {1: 4, 2: 144, 3: 4922}, JOCLY),
+            P("random middlegame after an under-promotion (Jocly playout, seed 5)",
+              "r1k2b1r/pp2p1pp/1n2b2n/3p1pB1/PP1PP3/6P1/3RB1Kn/6NR w - - 6 21", 3, {1: 45, 2: 1261, 3: 55369}, JOCLY),
+            P("random middlegame (Jocly playout, seed 6)",
+              "4nb1r/2p3pp/2ppk3/pr2p1P1/PP2P3/2NP4/R1PB1KP1/6NR w - - 1 21", 3, {1: 40, 2: 858, 3: 33030}, JOCLY),
         ],
     },
     "chess": {
