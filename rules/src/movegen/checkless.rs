@@ -4,7 +4,7 @@
 //! "Mates" is judged under the same rules: the checked side has no legal move, where its own
 //! check-giving replies must in turn mate. The test therefore recurses through chains of
 //! counter-checks (cutechess's `checkless` does the same). Such chains are short in practice;
-//! to bound the work in a pathological cycle of counter-checks, below [`MAX_DEPTH`] nested
+//! to bound the work in a pathological cycle of counter-checks, after [`MAX_DEPTH`] nested
 //! tests the innermost side's checks are no longer filtered.
 
 use crate::{moves::MoveList, position::Position};
