@@ -73,9 +73,13 @@ impl Position {
     /// Rides along `squares`, landing on none of the first `lead` (they must be empty to pass).
     #[inline]
     fn ride<S: MoveSink>(&self, from: Square, p: Piece, squares: &[Square], lead: usize, flags: u8, out: &mut S) {
-        let (passed, squares) = squares.split_at(lead.min(squares.len()));
-        if passed.iter().any(|s| self.board[s.index()].is_some()) {
-            return;
+        let mut squares = squares;
+        if lead > 0 {
+            let (passed, rest) = squares.split_at(lead.min(squares.len()));
+            if passed.iter().any(|s| self.board[s.index()].is_some()) {
+                return;
+            }
+            squares = rest;
         }
         for &s in squares {
             match self.board[s.index()] {
