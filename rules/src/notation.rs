@@ -18,7 +18,7 @@ use crate::{
     moves::{Move, MoveKind, MoveList},
     position::{CastlingRights, EnPassant, Position},
     types::{Piece, PieceType, Square},
-    variant::{NotationStyle, PassRule, Variant},
+    variant::{CaptureRule, NotationStyle, PassRule, Variant},
 };
 
 /// A move string that could not be read or is not legal here.
@@ -499,7 +499,12 @@ impl Position {
         if let Some(ep) = self.en_passant() {
             let mut moves = MoveList::new();
             self.pseudo_legal_moves(&mut moves);
-            let usable = moves.iter().any(|m| m.captures().contains(&ep.victim) && ep.squares.contains(&m.to));
+            // Under `capture = "rifle"` the en-passant capture is a shot from the capturer's square.
+            let rifle = self.variant().rules.capture == CaptureRule::Rifle;
+            let usable = moves.iter().any(|m| {
+                m.captures().contains(&ep.victim)
+                    && (ep.squares.contains(&m.to) || (rifle && m.kind == MoveKind::Stationary))
+            });
             if !usable {
                 self.clear_en_passant();
             }

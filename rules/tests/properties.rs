@@ -15,7 +15,7 @@ use fairyzero_rules::{
     geometry::{self, Atom},
     perft, perft_divide,
     powers::PowerSpec,
-    variant::{builtin_names, NotationStyle, RepetitionRule, RoyalRule},
+    variant::{builtin_names, CheckingRule, NotationStyle, RepetitionRule, RoyalChoice, RoyalRule},
     Color, EndReason, Move, MoveKind, MoveList, Outcome, Piece, Position, Square, Variant,
 };
 use rand::{rngs::StdRng, seq::SliceRandom, Rng, SeedableRng};
@@ -182,16 +182,18 @@ fn betza_symmetric(text: &str) -> bool {
 /// symmetric. Powers of a kind this test does not know count as asymmetric.
 #[allow(unreachable_patterns)]
 fn left_right_symmetric(v: &Variant) -> bool {
-    v.spec.pieces.iter().all(|p| {
-        betza_symmetric(&p.betza)
-            && p.powers.iter().all(|power| match power {
-                PowerSpec::Relay { grants, .. } => betza_symmetric(grants),
-                PowerSpec::Igui { targets, .. } => betza_symmetric(targets),
-                PowerSpec::HopCapture { over, .. } => betza_symmetric(over),
-                PowerSpec::BentRider { first, then, .. } => betza_symmetric(first) && betza_symmetric(then),
-                _ => false,
-            })
-    })
+    // Royalty by file order (ICS wild 9) is not its own mirror image.
+    v.rules.royal_choice == RoyalChoice::All
+        && v.spec.pieces.iter().all(|p| {
+            betza_symmetric(&p.betza)
+                && p.powers.iter().all(|power| match power {
+                    PowerSpec::Relay { grants, .. } => betza_symmetric(grants),
+                    PowerSpec::Igui { targets, .. } => betza_symmetric(targets),
+                    PowerSpec::HopCapture { over, .. } => betza_symmetric(over),
+                    PowerSpec::BentRider { first, then, .. } => betza_symmetric(first) && betza_symmetric(then),
+                    _ => false,
+                })
+        })
 }
 
 fn fen_field(fen: &str, i: usize) -> Option<&str> {
@@ -700,14 +702,22 @@ fn legal_moves_are_distinct_pseudo_legal_moves() {
             && v.rules.repetition != RepetitionRule::ThirdIllegal
             && pos.immediate_outcome().is_none();
         if simple {
+            // Checkless chess: a check must also mate.
+            let mate_only = v.rules.checking == CheckingRule::MateOnly;
+            let mut replies = MoveList::new();
             for m in &pseudo {
                 pos.make(*m);
                 let safe = !pos.in_check(us);
+                let checks_without_mate = mate_only && pos.in_check(us.other()) && {
+                    pos.legal_moves(&mut replies);
+                    !replies.is_empty()
+                };
                 pos.unmake();
                 assert_eq!(
-                    safe,
+                    safe && !checks_without_mate,
                     legal_set.contains(m),
-                    "{ctx} pseudo-legal {} (leaves royal safe: {safe}) vs legal list in {fen}",
+                    "{ctx} pseudo-legal {} (leaves royal safe: {safe}, checks without mate: {checks_without_mate}) vs \
+                     legal list in {fen}",
                     describe(pos, m)
                 );
             }
@@ -716,7 +726,11 @@ fn legal_moves_are_distinct_pseudo_legal_moves() {
         // when some pseudo-legal move captures it (en-passant captures may count or not).
         if !pos.in_setup() {
             let ep_victim = pos.en_passant().map(|ep| ep.victim);
-            let is_ep = |m: &Move| m.kind == MoveKind::Normal && ep_victim.is_some_and(|e| m.captures().contains(&e));
+            // A rifle's en-passant shot is a stationary capture of the same victim.
+            let is_ep = |m: &Move| {
+                matches!(m.kind, MoveKind::Normal | MoveKind::Stationary)
+                    && ep_victim.is_some_and(|e| m.captures().contains(&e))
+            };
             for e in pos.occupied(us.other()).iter() {
                 let takes = |m: &Move| (m.kind == MoveKind::Normal && m.to == e) || m.captures().contains(&e);
                 let direct = pseudo.iter().any(|m| takes(m) && !is_ep(m));
@@ -778,7 +792,8 @@ fn left_right_mirror_symmetry() {
 fn rotation_with_colour_swap_symmetry() {
     let mut checked = 0usize;
     walk(30, 150, 6, |ctx, pos, _, _| {
-        if pos.castling_rights() != 0 || pos.in_setup() {
+        // Royalty by file order (ICS wild 9) is the same order for both colours: not rotated.
+        if pos.castling_rights() != 0 || pos.in_setup() || pos.variant().rules.royal_choice != RoyalChoice::All {
             return;
         }
         let v = Arc::clone(pos.variant());
