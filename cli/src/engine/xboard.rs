@@ -74,6 +74,14 @@ pub fn carry(variant: &Variant) -> Result<Carry, String> {
                     flying-general rule: XBoard's piece commands express neither"
             .into());
     }
+    if variant.wraps_files() || variant.has_grid() {
+        // XBoard would draw a flat board and let its user try moves the rules forbid.
+        return Err(
+            "its board wraps round (cylinder) or is divided into a grid, which XBoard's board commands cannot \
+                    express"
+                .into(),
+        );
+    }
     let long: Vec<&str> = variant
         .pieces
         .iter()
@@ -727,6 +735,8 @@ mod tests {
         assert!(resolve_variant("8x8+0_gardner").unwrap_err().contains("5x5"));
         assert!(resolve_variant("scirocco").unwrap_err().contains("setup phase"));
         assert!(resolve_variant("xiangqi").unwrap_err().contains("board regions"));
+        assert!(resolve_variant("cylinder").unwrap_err().contains("wraps round"));
+        assert!(resolve_variant("grid").unwrap_err().contains("grid"));
     }
 
     #[test]
