@@ -91,7 +91,7 @@ fn check_features(e: &mut EngineProcess) {
         assert!(all.contains(f), "{f} missing: {lines:?}");
     }
     assert!(
-        lines.contains(&"feature variants=\"normal,capablanca,grand,shatranj,courier,antichess,losalamos,gardner,berolina,kinglet,antilosalamos,amazon,faerychess,longleapers,annihilation,englishstalemate,giveawayking,twinchess,giraffe10,reverso,marchofthepawns,wild5,wild8\"".to_string()),
+        lines.contains(&"feature variants=\"normal,capablanca,grand,shatranj,courier,antichess,losalamos,gardner,berolina,kinglet,antilosalamos,amazon,faerychess,longleapers,annihilation,englishstalemate,giveawayking,twinchess,giraffe10,reverso,marchofthepawns,wild5,wild6,wild7,wild8,pawnodds,knightodds,rookodds,rookpawnodds,rookknightodds,queenodds,checkless,wild9\"".to_string()),
         "{lines:?}"
     );
     assert_eq!(lines.len(), 4, "{lines:?}");
@@ -188,8 +188,13 @@ fn variants_setup_refusals_and_ten_ranks() {
         "Error (XBoard cannot play scirocco: it has a setup phase, which CECP cannot express): variant scirocco",
     );
     e.expect(
+        "variant doubleking",
+        "Error (unknown variant \"doubleking\" (`feature variants` lists those fairyzero plays)): variant doubleking",
+    );
+    e.expect(
         "variant xiangqi",
-        "Error (unknown variant \"xiangqi\" (`feature variants` lists those fairyzero plays)): variant xiangqi",
+        "Error (XBoard cannot play xiangqi: its pieces are confined to board regions or gain moves in them (palace, \
+         river), or it has the flying-general rule: XBoard's piece commands express neither): variant xiangqi",
     );
 
     // Grand chess: XBoard numbers its ten ranks from 0, so the pawns' first step is e2e3.

@@ -74,6 +74,12 @@ pub fn carry(variant: &Variant) -> Result<Carry, String> {
                     flying-general rule: XBoard's piece commands express neither"
             .into());
     }
+    if variant.has_start_generator() {
+        // The `setup` command sends one array; the game is a new array every time.
+        return Err("its start array is drawn by chance for each game, and XBoard's setup command fixes one \
+                    (play a drawn array as a position of chess with setboard)"
+            .into());
+    }
     if variant.wraps_files() || variant.has_grid() {
         // XBoard would draw a flat board and let its user try moves the rules forbid.
         return Err(
@@ -737,6 +743,7 @@ mod tests {
         assert!(resolve_variant("xiangqi").unwrap_err().contains("board regions"));
         assert!(resolve_variant("cylinder").unwrap_err().contains("wraps round"));
         assert!(resolve_variant("grid").unwrap_err().contains("grid"));
+        assert!(resolve_variant("wild2").unwrap_err().contains("drawn by chance"));
     }
 
     #[test]
