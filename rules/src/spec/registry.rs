@@ -425,7 +425,9 @@ mod tests {
         let e = Variant::load("odds").map(|_| ()).expect_err("odds").to_string();
         assert!(e.contains("#22") && e.contains("is not one variant") && e.contains("`queenodds`"), "{e}");
         let starts: std::collections::HashSet<String> = builtins_of_row(22)
-            .map(|odds| Variant::load(odds.name).unwrap_or_else(|err| panic!("{}: {err}", odds.name)).spec.start.clone())
+            .map(|odds| {
+                Variant::load(odds.name).unwrap_or_else(|err| panic!("{}: {err}", odds.name)).spec.start.clone()
+            })
             .chain([Variant::load("chess").unwrap().spec.start.clone()])
             .collect();
         assert_eq!(starts.len(), 7, "six handicap arrays, none the orthodox one: {starts:?}");
