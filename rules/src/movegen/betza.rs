@@ -2,6 +2,7 @@
 //! cannon hops and grasshopper jumps read from the variant's tables, en passant, and the
 //! promotions every displacement may carry.
 
+use super::forward_sink_queries;
 use crate::{
     movegen::MoveSink,
     moves::{Move, MoveKind},
@@ -191,23 +192,5 @@ impl<S: MoveSink> MoveSink for WithCapture<'_, S> {
         self.inner.push(m.with_capture(self.victim));
     }
 
-    fn len(&self) -> usize {
-        self.inner.len()
-    }
-
-    fn dedup_from(&mut self, start: usize) {
-        self.inner.dedup_from(start);
-    }
-
-    fn has_displacement(&self, from: Square, to: Square) -> bool {
-        self.inner.has_displacement(from, to)
-    }
-
-    fn displacements_from(&self, from: Square) -> crate::position::SquareSet {
-        self.inner.displacements_from(from)
-    }
-
-    fn is_done(&self) -> bool {
-        self.inner.is_done()
-    }
+    forward_sink_queries!();
 }

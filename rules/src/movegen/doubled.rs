@@ -18,6 +18,7 @@
 
 use std::cmp::Ordering;
 
+use super::forward_sink_queries;
 use crate::{
     movegen::{
         powers::{immobilize, pass, relay},
@@ -323,23 +324,5 @@ impl<S: MoveSink> MoveSink for NoPromotingCapture<'_, S> {
         }
     }
 
-    fn len(&self) -> usize {
-        self.inner.len()
-    }
-
-    fn dedup_from(&mut self, start: usize) {
-        self.inner.dedup_from(start);
-    }
-
-    fn has_displacement(&self, from: Square, to: Square) -> bool {
-        self.inner.has_displacement(from, to)
-    }
-
-    fn displacements_from(&self, from: Square) -> SquareSet {
-        self.inner.displacements_from(from)
-    }
-
-    fn is_done(&self) -> bool {
-        self.inner.is_done()
-    }
+    forward_sink_queries!();
 }

@@ -31,6 +31,7 @@
 
 use std::cell::Cell;
 
+use super::forward_sink_queries;
 use crate::{
     movegen::MoveSink,
     moves::{Move, MoveKind, MAX_EXTRA_CAPTURES},
@@ -368,25 +369,7 @@ impl<S: MoveSink> MoveSink for TableDestinations<'_, S> {
         true
     }
 
-    fn len(&self) -> usize {
-        self.inner.len()
-    }
-
-    fn dedup_from(&mut self, start: usize) {
-        self.inner.dedup_from(start);
-    }
-
-    fn has_displacement(&self, from: Square, to: Square) -> bool {
-        self.inner.has_displacement(from, to)
-    }
-
-    fn displacements_from(&self, from: Square) -> SquareSet {
-        self.inner.displacements_from(from)
-    }
-
-    fn is_done(&self) -> bool {
-        self.inner.is_done()
-    }
+    forward_sink_queries!();
 }
 
 impl Position {

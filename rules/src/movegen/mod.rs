@@ -32,6 +32,39 @@ use crate::{
     variant::{CaptureRule, CheckingRule, RepetitionRule, RoyalRule},
 };
 
+/// The queries of a sink that filters or rewrites moves on their way to its `inner` sink, which
+/// answers them: `len`, `dedup_from`, `has_displacement`, `displacements_from` and `is_done` of
+/// such a wrapper's [`MoveSink`] impl.
+macro_rules! forward_sink_queries {
+    () => {
+        #[inline]
+        fn len(&self) -> usize {
+            self.inner.len()
+        }
+
+        #[inline]
+        fn dedup_from(&mut self, start: usize) {
+            self.inner.dedup_from(start);
+        }
+
+        #[inline]
+        fn has_displacement(&self, from: $crate::types::Square, to: $crate::types::Square) -> bool {
+            self.inner.has_displacement(from, to)
+        }
+
+        #[inline]
+        fn displacements_from(&self, from: $crate::types::Square) -> $crate::position::SquareSet {
+            self.inner.displacements_from(from)
+        }
+
+        #[inline]
+        fn is_done(&self) -> bool {
+            self.inner.is_done()
+        }
+    };
+}
+pub(crate) use forward_sink_queries;
+
 /// Where generated moves go.
 pub(crate) trait MoveSink {
     fn push(&mut self, m: Move);

@@ -9,10 +9,11 @@
 //! choices of one capture collapse into one move, as in cutechess's `rifle`. En passant is a
 //! shot at the passed pawn.
 
+use super::forward_sink_queries;
 use crate::{
     movegen::MoveSink,
     moves::{Move, MoveKind},
-    position::{Position, SquareSet},
+    position::Position,
     types::Square,
 };
 
@@ -63,25 +64,7 @@ impl<S: MoveSink> MoveSink for RifleSink<'_, S> {
         }
     }
 
-    fn len(&self) -> usize {
-        self.inner.len()
-    }
-
-    fn dedup_from(&mut self, start: usize) {
-        self.inner.dedup_from(start);
-    }
-
-    fn has_displacement(&self, from: Square, to: Square) -> bool {
-        self.inner.has_displacement(from, to)
-    }
-
-    fn displacements_from(&self, from: Square) -> SquareSet {
-        self.inner.displacements_from(from)
-    }
-
-    fn is_done(&self) -> bool {
-        self.inner.is_done()
-    }
+    forward_sink_queries!();
 
     fn claim_displacement(&mut self, to: Square) -> bool {
         self.inner.claim_displacement(to)
