@@ -8,29 +8,21 @@ use std::collections::BTreeSet;
 
 use fairyzero_rules::{perft, Color, MoveList, Position, Variant};
 
+mod support;
+
+use support::worked::set;
+
 fn position(fen: &str) -> Position {
-    let v = Variant::load("cylinder").expect("cylinder is a built-in");
-    Position::from_fen(v, fen).unwrap_or_else(|e| panic!("{fen}: {e}"))
+    support::worked::position("cylinder", fen)
 }
 
-/// Every legal move, as UCI text.
 fn legal(fen: &str) -> BTreeSet<String> {
-    let mut pos = position(fen);
-    let mut moves = MoveList::new();
-    pos.legal_moves(&mut moves);
-    let list: Vec<String> = moves.iter().map(|m| pos.move_to_string(m)).collect();
-    let set: BTreeSet<String> = list.iter().cloned().collect();
-    assert_eq!(set.len(), list.len(), "{fen}: a move is listed twice: {list:?}");
-    set
+    support::worked::legal("cylinder", fen)
 }
 
 /// The legal moves from one square, as destination squares.
 fn from(fen: &str, square: &str) -> BTreeSet<String> {
-    legal(fen).into_iter().filter_map(|m| m.strip_prefix(square).map(str::to_string)).collect()
-}
-
-fn set(items: &[&str]) -> BTreeSet<String> {
-    items.iter().map(|s| s.to_string()).collect()
+    support::worked::destinations("cylinder", fen, square)
 }
 
 #[test]

@@ -7,26 +7,21 @@ use std::collections::BTreeSet;
 
 use fairyzero_rules::{Color, EndReason, MoveList, Outcome, Position, Variant};
 
+mod support;
+
+use support::worked::set;
+
 fn position(fen: &str) -> Position {
-    let v = Variant::load("xiangqi").expect("xiangqi is a built-in");
-    Position::from_fen(v, fen).unwrap_or_else(|e| panic!("{fen}: {e}"))
+    support::worked::position("xiangqi", fen)
 }
 
-/// Every legal move, as UCI text.
 fn legal(fen: &str) -> BTreeSet<String> {
-    let mut pos = position(fen);
-    let mut moves = MoveList::new();
-    pos.legal_moves(&mut moves);
-    moves.iter().map(|m| pos.move_to_string(m)).collect()
+    support::worked::legal("xiangqi", fen)
 }
 
 /// The legal moves from one square, as destination squares.
 fn from(fen: &str, square: &str) -> BTreeSet<String> {
-    legal(fen).into_iter().filter_map(|m| m.strip_prefix(square).map(str::to_string)).collect()
-}
-
-fn set(items: &[&str]) -> BTreeSet<String> {
-    items.iter().map(|s| s.to_string()).collect()
+    support::worked::destinations("xiangqi", fen, square)
 }
 
 #[test]

@@ -4,3 +4,4 @@
 pub mod chushin;
 pub mod jupiter;
 pub mod perft_data;
+pub mod worked;
