@@ -184,25 +184,24 @@ pub fn run_balance(
     let store = ResultStore::new(out);
     let start = start_position(variant);
     let drawn = |hint| Error::DrawnStart { variant: variant.name.clone(), hint };
-    let experiments = match setups {
-        _ if !variant.has_start_generator() => None,
-        None => return Err(drawn("give --setups sample:K to measure K of its arrays")),
-        Some(SetupSelection::Sample(k)) => Some(
-            drawn_arrays(variant, k, options.seed)
-                .into_iter()
-                .map(|pos| {
-                    let text = pos.to_fen();
-                    // The key of setup-phase arrays: one table for both kinds.
-                    Experiment { key: format!("{BALANCE_KEY} setup={text}"), start: pos, start_text: text }
-                })
-                .collect(),
-        ),
-        Some(_) => return Err(drawn("of its arrays only --setups sample:K applies")),
+    // One row per array, whether a setup phase or the start generator made it.
+    let array = |start: Position, text: String| Experiment {
+        key: format!("{BALANCE_KEY} setup={text}"),
+        start,
+        start_text: text,
     };
-    let experiments = match (experiments, setups) {
-        (Some(arrays), _) => arrays,
-        (None, None) => vec![Experiment { key: BALANCE_KEY.into(), start: start.clone(), start_text: "start".into() }],
-        (None, Some(sel)) => {
+    let experiments = match (variant.has_start_generator(), setups) {
+        (true, Some(SetupSelection::Sample(k))) => drawn_arrays(variant, k, options.seed)
+            .into_iter()
+            .map(|pos| {
+                let text = pos.to_fen();
+                array(pos, text)
+            })
+            .collect(),
+        (true, None) => return Err(drawn("give --setups sample:K to measure K of its arrays")),
+        (true, Some(_)) => return Err(drawn("of its arrays only --setups sample:K applies")),
+        (false, None) => vec![Experiment { key: BALANCE_KEY.into(), start: start.clone(), start_text: "start".into() }],
+        (false, Some(sel)) => {
             let arrays = match sel {
                 SetupSelection::All => all_setups(variant, MAX_SETUPS),
                 SetupSelection::Sample(k) => sample_setups(variant, k, options.seed),
@@ -212,12 +211,11 @@ pub fn run_balance(
             arrays
                 .iter()
                 .map(|moves| {
-                    let text = moves_text(&start, moves);
                     let mut pos = start.clone();
                     for &m in moves {
                         pos.make(m);
                     }
-                    Experiment { key: format!("{BALANCE_KEY} setup={text}"), start: pos, start_text: text }
+                    array(pos, moves_text(&start, moves))
                 })
                 .collect()
         }
