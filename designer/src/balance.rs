@@ -10,7 +10,11 @@
 
 use std::{collections::HashSet, fmt::Write as _, path::Path, sync::Arc};
 
-use fairyzero_evaluator::{matches::start_position, player::Contestant, store::ResultStore};
+use fairyzero_evaluator::{
+    matches::{mix, start_position},
+    player::Contestant,
+    store::ResultStore,
+};
 use fairyzero_rules::{Move, MoveList, Position, Variant};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -144,7 +148,7 @@ fn drawn_arrays(v: &Arc<Variant>, k: usize, seed: u64) -> Vec<Position> {
         if out.len() >= k {
             break;
         }
-        let pos = Position::start_with_seed(Arc::clone(v), seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ i);
+        let pos = Position::start_with_seed(Arc::clone(v), mix(seed, i));
         if seen.insert(pos.hash()) {
             out.push(pos);
         }
