@@ -31,7 +31,7 @@ use nalgebra::{DMatrix, DVector};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::{imbalance::Imbalance, Error};
+use crate::{games::Z95, imbalance::Imbalance, Error};
 
 /// One piece type's value by one method.
 #[derive(Clone, Debug, PartialEq)]
@@ -174,7 +174,7 @@ fn mean_interval(xs: &[f64]) -> (f64, (f64, f64)) {
         return (m, (f64::NEG_INFINITY, f64::INFINITY));
     }
     let var = xs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (xs.len() - 1) as f64;
-    let half = 1.959_964 * (var / xs.len() as f64).sqrt();
+    let half = Z95 * (var / xs.len() as f64).sqrt();
     (m, (m - half, m + half))
 }
 
