@@ -10,22 +10,13 @@
 
 mod common;
 
+use common::fairyzero;
+
 use std::{
     io::{BufRead, BufReader, Write},
     path::Path,
     process::{Command, Output, Stdio},
 };
-
-/// `fairyzero ARGS` from the cli folder. The match commands need no network, so not the helper.
-fn fairyzero(args: &[&str]) -> Output {
-    Command::new(common::FAIRYZERO)
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env_remove("RUST_LOG")
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("cannot run the fairyzero binary")
-}
 
 fn fixture(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/engines").join(name).display().to_string()

@@ -15,15 +15,11 @@ use std::{
 use serde_json::Value;
 
 /// `fairyzero ARGS` from the repository root, so that `VariantPath=engines/variants.ini` is
-/// the path the documentation gives. The ladder needs no network here, so not the helper.
+/// the path the documentation gives.
 fn fairyzero(args: &[&str]) -> Output {
-    Command::new(common::FAIRYZERO)
-        .args(args)
-        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
-        .env_remove("RUST_LOG")
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("cannot run the fairyzero binary")
+    let mut command = common::command(args);
+    command.current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."));
+    command.output().expect("cannot run the fairyzero binary")
 }
 
 fn describe(out: &Output) -> String {
