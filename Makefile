@@ -80,6 +80,10 @@ train: build
 # cargo would not build for them. No LD_LIBRARY_PATH: every binary that links libtorch gets a
 # RUNPATH from torch/build.rs, and the crates that must not link it are checked afterwards
 # (tools/check-no-torch.sh).
+# Under CI (a fresh checkout, built once) incremental state is only disk: none is written.
+ifneq ($(CI),)
+test: export CARGO_INCREMENTAL := 0
+endif
 test: setup test-deps
 	$(CARGO) build --workspace --bins
 	$(TEST_CMD)
