@@ -13,6 +13,12 @@
 #   ablation     anti-Los Alamos arms at equal wall-clock (15 min, 2 seeds each, two runs at a
 #                time on one core each): base (Gumbel, no playout cap, mirror on), puct, cap
 #                (playout-cap randomisation), nomirror
+#   every-variant  a short real training run of every built-in variant (the names `fairyzero
+#                variants` lists), two at a time on one core each: configs/runs/tiny.toml with
+#                EVERY_MINUTES (default 10) of budget, run directories $RUNS/every/<name>, and a
+#                table of each run's final scores against random and greedy in
+#                $RUNS/every/summary.md. trainer/tests/every_variant.rs is the CI-sized check (one
+#                game and one optimizer step each); this is the one that shows each variant learns
 #   compare      the charts and tables of the above (fairyzero compare) into docs/results/
 #
 # RUNS (default /work/runs, outside the checkout) holds the run directories.
@@ -75,6 +81,27 @@ for step in "$@"; do
           wait
         done
       done ;;
+    every-variant)
+      mkdir -p "$RUNS/every"
+      mapfile -t names < <("$FZ" variants -q | awk 'NR > 1 { print $1 }')
+      for ((k = 0; k < ${#names[@]}; k += 2)); do
+        for name in "${names[@]:k:2}"; do
+          train "$RUNS/every/$name.log" --config configs/runs/tiny.toml -o variant="\"$name\"" \
+            -o run_dir="\"$RUNS/every/$name\"" -o budget.games=0 \
+            -o budget.minutes="${EVERY_MINUTES:-10}.0" "${ONE_CORE[@]}"
+        done
+        wait
+      done
+      {
+        echo "| variant | final scores against random and greedy (each run's summary.md) |"
+        echo "| --- | --- |"
+        for name in "${names[@]}"; do
+          scores=$(awk -F'|' '$3 ~ /`(random|greedy)`/ { gsub(/[ `]/, "", $3); gsub(/ /, "", $6); printf "%s %s; ", $3, $6 }' \
+            "$RUNS/every/$name/summary.md" 2>/dev/null)
+          echo "| $name | ${scores:-no summary: see $RUNS/every/$name.log} |"
+        done
+      } > "$RUNS/every/summary.md"
+      echo "wrote $RUNS/every/summary.md" ;;
     compare)
       mkdir -p docs/results
       if [ -d "$RUNS/typhoon-zero" ] && [ -d "$RUNS/typhoon-transfer" ]; then
@@ -95,6 +122,6 @@ for step in "$@"; do
           cp "$RUNS/compare-ablation-$other/compare.png" "docs/results/ablation-$other.png"
         done
       fi ;;
-    *) echo "unknown step $step (scirocco typhoon ablation compare)" >&2; exit 2 ;;
+    *) echo "unknown step $step (scirocco typhoon ablation every-variant compare)" >&2; exit 2 ;;
   esac
 done
