@@ -459,6 +459,49 @@ VARIANTS = {
               "r3k3/1P6/8/8/8/8/6p1/4K2R[Nn] w - - 0 1", 4),
             P("empty pockets written as []",
               "r1bqkb1r/p1pp2pp/2nn1n2/1p2Np2/6Q1/2N1P1P1/PPPP1P1P/R1B1KBNR[] w KQkq - 0 8", 4),
+            P("back-rank check that only a knight drop parries (not mate)", "R5k1/5ppp/8/8/8/8/8/6K1[n] b - - 0 1", 5),
+            # Seeded pyffish playouts, random.Random(seed).choice(sorted(legal_moves)), board moves
+            # only for the first 24 plies (seeds 1-4: both knights still in hand), or the first 27 of
+            # 30 (seeds 5-6: one knight or none left).
+            P("random middlegame, both knights in hand (seeded playout 1)",
+              "rn2k1nr/ppp2p2/q4bp1/4p2Q/1P5P/P1PPNP1b/3P2P1/1RB1KBNR[Nn] w Kkq - 1 13", 4),
+            P("random middlegame, both knights in hand (seeded playout 2)",
+              "r1b1kbnr/p1p5/n4q2/Pp1p1pNp/3P2p1/1P4PP/2P1PP2/RNBQKB1R[Nn] w KQkq - 1 13", 4),
+            P("random middlegame, both knights in hand (seeded playout 3)",
+              "r1b2bn1/p2ppkp1/3r1p2/qpp4p/1nPPP3/8/PPQNNPPP/1RB1KB1R[Nn] w K - 2 13", 4),
+            P("random middlegame, both knights in hand (seeded playout 4)",
+              "rnq1kb1r/p1p2pp1/bN1Q4/4p2p/2P1P1n1/1p4PN/PP1P1P1P/R1B1KB1R[Nn] w KQkq - 1 13", 4),
+            P("random middlegame, only black's knight in hand (seeded playout 5)",
+              "rn2k1nr/pp3p2/4bbp1/N1p1p2Q/qP5P/P1PPNP2/R2P2P1/2B1KBNR[n] w Kkq - 0 16", 4),
+            P("random middlegame, only white's knight in hand (seeded playout 6)",
+              "r1b1kbnr/p1p5/3q4/Ppnp1p1p/1n1P2pP/1P4PN/2PKPP2/RNBQ1B1R[N] w kq - 2 16", 4),
+        ],
+    },
+    "prechess": {
+        # List #35 (Pre-chess): FSF built-in `placement` (CLI and pyffish). The placement positions
+        # are seeded pyffish playouts (random.Random(seed).choice(sorted(legal_moves)), 6 or 11 plies)
+        # and hand-made placements that decide castling rights.
+        "cli": "placement", "py": "placement", "ini": None, "pc": None,
+        "positions": [
+            P("start position (the players place their pieces on the first rank)",
+              "8/pppppppp/8/8/8/8/PPPPPPPP/8[KQRRBBNNkqrrbbnn] w - - 0 1", 4,
+              {3: 50560, 4: 1597696}, CC),
+            P("placing (seeded playout 1, 6 plies)",
+              "k3rb2/pppppppp/8/8/8/8/PPPPPPPP/K2N3R[QRBBNqrbnn] w - - 0 4", 4),
+            P("placing (seeded playout 3, 6 plies)",
+              "1kr2r2/pppppppp/8/8/8/8/PPPPPPPP/3Q2NK[RRBBNqbbnn] w - - 0 4", 4),
+            P("placing, black to move (seeded playout 2, 11 plies)",
+              "n1b2bqk/pppppppp/8/8/8/8/PPPPPPPP/QKNBN2R[RBrrn] b - - 0 6", 5),
+            P("placing, black to move (seeded playout 4, 11 plies)",
+              "kr1n1qb1/pppppppp/8/8/8/8/PPPPPPPP/N1BBR1QK[RNrbn] b - - 0 6", 5),
+            P("a bishop on each colour still to place: no other piece may take the last light square",
+              "8/pppppppp/8/8/8/8/PPPPPPPP/1K1Q1R2[RBBNkqrrbbnn] w - - 0 1", 4),
+            P("king on e1, rooks to come: castling rights are granted as they are placed",
+              "4k3/pppppppp/8/8/8/8/PPPPPPPP/4K3[QRRBBNNqrrbbnn] w - - 0 2", 4),
+            P("placement done with K on e and rooks in the corners (KQkq), then chess",
+              "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 9", 4),
+            P("random game after placement (seeded playout 1, 40 plies)",
+              "1q2rbnn/1ppr1p2/1k2b3/3pp1pp/1p2P1PP/P3NN2/1KPP1P2/1RQ1B2R[] w - - 0 21", 4),
         ],
     },
     "amazon": {

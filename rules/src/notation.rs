@@ -130,6 +130,9 @@ impl Position {
         let fen = self.to_fen();
         let mut fields: Vec<String> = fen.split(' ').map(str::to_string).collect();
         fields[0] = v.board_field(&piece_at);
+        if v.has_drops() {
+            fields[0].push_str(&v.pocket_field(self.hands()));
+        }
         let extended = v.extended_position_strings();
         if extended && fields.len() >= 4 {
             fields[2] = self.castling_field(rights, &piece_at);
@@ -352,10 +355,18 @@ impl Position {
             };
             return Ok(format!("set:{}={token}", d.square_name(sq)));
         }
-        if let Some(at) = text.find('@') {
-            if at > 0 && !text[..at].chars().all(|c| c.is_ascii_digit() || c.is_ascii_lowercase()) {
-                return Ok(text.to_string());
+        if let Some(at) = text.find('@').filter(|&at| at > 0 && d.parse_square(&text[..at]).is_none()) {
+            // A drop, `N@e4`: the token in any case, parenthesised or not when it is longer.
+            let token = &text[..at];
+            let bare = token.strip_prefix('(').and_then(|t| t.strip_suffix(')')).unwrap_or(token);
+            let t = v.piece_by_token(bare).ok_or_else(|| bad(0, "unknown piece token before '@'"))?;
+            let (sq, rest) = d.split_square(&text[at + 1..]).ok_or_else(|| bad(at + 1, "expected a square after '@'"))?;
+            if !rest.is_empty() {
+                return Err(bad(text.len() - rest.len(), "unexpected text after the drop"));
             }
+            let token = &v.pieces[t.index()].token;
+            let sq = d.square_name(sq);
+            return Ok(if token.len() == 1 { format!("{token}@{sq}") } else { format!("({token})@{sq}") });
         }
         let (from, rest) = d.split_square(text).ok_or_else(|| bad(0, "expected the origin square"))?;
         // `x` right after the origin is a victim, unless it is the file of a destination

@@ -15,6 +15,7 @@ pub(crate) mod betza;
 mod castling;
 mod checkless;
 mod doubled;
+mod drops;
 pub(crate) mod game_end;
 mod legs;
 mod perft;
@@ -201,7 +202,9 @@ impl Position {
             let shortcut = simple_attacks && !self.in_check(us);
             let exposed = if shortcut { self.pin_candidates(us) } else { SquareSet::EMPTY };
             out.retain(|&m| {
-                let risky = m.kind != MoveKind::Normal || !m.captures().is_empty() || exposed.contains(m.from);
+                // A drop out of check only adds a blocker (attacks here are plain leaps and rides).
+                let plain = m.kind == MoveKind::Normal || m.kind == MoveKind::Drop;
+                let risky = !plain || !m.captures().is_empty() || exposed.contains(m.from);
                 if shortcut && !risky {
                     return true;
                 }
@@ -211,6 +214,7 @@ impl Position {
                 ok
             });
         }
+        self.retain_forced_drops(out);
         if checking == CheckingRule::MateOnly {
             self.retain_mating_checks(out, depth);
         }
@@ -294,6 +298,7 @@ impl Position {
             return;
         }
         self.pseudo_legal_moves_of(self.side, out);
+        self.drop_moves(out);
     }
 
     /// Pseudo-legal moves of `us`, whoever is to move (appended to `out`; a probe may stop

@@ -13,6 +13,7 @@
 //! `crate::movegen`; parsing position strings is in `crate::notation`.
 
 mod displace;
+mod hand;
 mod make;
 pub(crate) mod outcome;
 pub(crate) mod square_set;
@@ -76,6 +77,8 @@ pub struct Position {
     /// position is played as usual (chushin-shogi.md §14, the worked examples): only the loss
     /// of a side's last royal ends a game, not the absence of royals it started with.
     pub(crate) royal_less_root: bool,
+    /// Pieces in hand per `Piece::index()` (`[drops]`, see `hand`); empty without drops.
+    pub(crate) hand: Vec<u8>,
 }
 
 /// A stack that grows as moves are made (history, journal, hashes): a clone keeps room for a
@@ -130,6 +133,7 @@ impl PartialEq for Position {
             && self.halfmove == other.halfmove
             && self.fullmove == other.fullmove
             && self.hash == other.hash
+            && self.hand == other.hand
             && self.pass_is_restricted() == other.pass_is_restricted()
     }
 }
@@ -163,6 +167,7 @@ impl Position {
             turn: turn::TurnState::default(),
             last_move_was_pass: false,
             royal_less_root: false,
+            hand: raw.hand,
             variant,
         };
         for (i, p) in raw.board.into_iter().enumerate() {

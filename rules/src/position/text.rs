@@ -11,6 +11,9 @@ impl Position {
     pub fn to_fen(&self) -> String {
         let v = self.variant();
         let mut s = v.board_field(|sq| self.piece_at(sq));
+        if v.has_drops() {
+            s.push_str(&v.pocket_field(self.hands()));
+        }
         s.push(' ');
         s.push(if self.side_to_move() == Color::Blue { 'w' } else { 'b' });
         let extended = v.extended_position_strings();

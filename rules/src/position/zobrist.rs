@@ -1,8 +1,8 @@
 //! Zobrist hashing: the keys are the variant's ([`crate::variant::zobrist`]); `make` and
 //! `unmake` update the hash incrementally, [`Position::compute_hash`] recomputes it.
 //!
-//! Two keys come from it. [`Position::hash`] is the **repetition key**: the pieces, the side to
-//! move, castling, en passant and the setup ply; repetition counting compares it, so it leaves
+//! Two keys come from it. [`Position::hash`] is the **repetition key**: the pieces (on the board
+//! and in hand), the side to move, castling, en passant and the setup ply; repetition counting compares it, so it leaves
 //! out what the rules do not count (Chushin Shogi's "the previous move was a pass",
 //! chushin-shogi.md §8.5, §8.6). [`Position::search_key`] adds that flag where it changes the
 //! legal moves, for caches of search results and evaluations (transposition tables, the
@@ -63,7 +63,7 @@ impl Position {
 
     /// The Zobrist hash computed from scratch (the incremental one must always equal it).
     pub fn compute_hash(&self) -> u64 {
-        let mut h = self.state_hash();
+        let mut h = self.state_hash() ^ self.hand_hash();
         for (i, p) in self.board.iter().enumerate() {
             if let Some(p) = p {
                 h ^= self.zkey(*p, Square(i as u16));

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::spec::{
+    drops_spec::DropsSpec,
     power_spec::PowerSpec,
     setup_spec::{SetupSpec, StartGeneratorSpec},
 };
@@ -402,6 +403,9 @@ pub struct VariantSpec {
     /// A setup phase in which the players choose the array by moves (`crate::spec::setup_spec`).
     #[serde(default)]
     pub setup: Option<SetupSpec>,
+    /// Pieces in hand and drops (`crate::spec::drops_spec`; Pocket Knight, Pre-chess).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drops: Option<DropsSpec>,
     /// Named square sets per side, for `confined_to` and `region_moves`.
     #[serde(default, rename = "region", skip_serializing_if = "Vec::is_empty")]
     pub regions: Vec<RegionSpec>,

@@ -325,6 +325,7 @@ impl Variant {
                 }
             },
         };
+        let drops = spec.drops.as_ref().and_then(|d| d.conclude(&spec, lookup, &mut problems));
         let (geo, cells) = topology::conclude(&spec, &geometries, &full_geometries, &mut problems);
         if !problems.is_empty() {
             return Err(problems);
@@ -335,7 +336,7 @@ impl Variant {
         // Moves that depend on the square (regions) break the reverse lookups of attack tests.
         let regional = piece_regions.iter().any(|r| !r.is_empty());
         let nsq = dims.squares();
-        let zobrist = Zobrist::new(pieces.len(), nsq, setup.as_ref().map_or(0, |s| s.plies.len()));
+        let zobrist = Zobrist::new(pieces.len(), nsq, setup.as_ref().map_or(0, |s| s.plies.len()), drops.is_some());
         let resolved = toml::to_string(&spec).unwrap_or_default();
         let en_passant = pieces.iter().any(|p| p.en_passant);
         let relayers = (0..pieces.len())
@@ -389,6 +390,12 @@ impl Variant {
             mirror_safe.iter_mut().for_each(|s| *s = false);
             mirror_type.iter_mut().for_each(|t| *t = None);
         }
+        // Drops that name a file (castling rights from a dropped king) or a lopsided drop region
+        // are not their own mirror image either.
+        if drops.as_ref().is_some_and(|d| !d.mirror_symmetric) {
+            mirror_safe.iter_mut().for_each(|s| *s = false);
+            mirror_type.iter_mut().for_each(|t| *t = None);
+        }
         let turn = turn_rules(&spec.pieces, &powers);
         let mut variant = Variant {
             legs,
@@ -411,6 +418,7 @@ impl Variant {
             geometry: geo,
             cells,
             setup,
+            drops,
             name: spec.name.clone(),
             dims,
             pieces,

@@ -9,6 +9,7 @@
 
 pub(crate) mod attack_tables;
 mod build;
+pub(crate) mod drops;
 pub(crate) mod legs;
 mod mirror;
 pub(crate) mod powers;
@@ -171,6 +172,8 @@ pub struct Variant {
     /// The grid's cells (`[grid]`), applied in the tables (`topology`).
     pub(crate) cells: Option<Cells>,
     pub(crate) setup: Option<SetupPhase>,
+    /// Pieces in hand and drops (`[drops]`, `drops`).
+    pub(crate) drops: Option<drops::DropRules>,
     /// Piece types with an immobilizing power.
     pub(crate) immobilizers: Vec<PieceType>,
     /// Per piece type: it has the `pass` power.

@@ -39,7 +39,7 @@ impl PieceRegions {
 
 /// Parses Blue's squares of a region (`"d1-f3 e5"`): square names and inclusive rectangles
 /// between two corners.
-fn parse_squares(dims: Dims, text: &str) -> Result<Vec<Square>, String> {
+pub(crate) fn parse_squares(dims: Dims, text: &str) -> Result<Vec<Square>, String> {
     let mut out = Vec::new();
     for item in text.split_whitespace() {
         let (a, b) = item.split_once('-').unwrap_or((item, item));
@@ -60,7 +60,7 @@ fn parse_squares(dims: Dims, text: &str) -> Result<Vec<Square>, String> {
 }
 
 /// Blue's squares as given, Tan's with ranks counted from its side (files unchanged).
-fn side_masks(dims: Dims, squares: &[Square]) -> SideMasks {
+pub(crate) fn side_masks(dims: Dims, squares: &[Square]) -> SideMasks {
     let mut blue = vec![false; dims.squares()];
     let mut tan = vec![false; dims.squares()];
     for &s in squares {

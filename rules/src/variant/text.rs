@@ -47,6 +47,8 @@ pub(crate) struct RawPosition {
     pub ep: Option<EnPassant>,
     pub halfmove: u32,
     pub fullmove: u32,
+    /// Pieces in hand, per `Piece::index()` (`[drops]`); empty in a variant without drops.
+    pub hand: Vec<u8>,
 }
 
 /// Checks the text between a token's parentheses: letters, optionally after one leading `+`
@@ -125,7 +127,8 @@ impl Variant {
         if fields.is_empty() {
             return Err(err(None, "empty position string".into()));
         }
-        let (_, board_text) = fields[0];
+        let (board_at, board_field) = fields[0];
+        let (board_text, hand) = self.split_pocket(board_field, board_at).map_err(|(at, m)| err(Some(at), m))?;
         let mut board = vec![None; d.squares()];
         let ranks: Vec<&str> = board_text.split('/').collect();
         if ranks.len() != d.height as usize {
@@ -293,7 +296,7 @@ impl Variant {
                 return Err(err(None, format!("{} has more than {MAX_ROYALS} royal pieces", color.name())));
             }
         }
-        Ok(RawPosition { board, side, castling, castle_rooks, castle_kings, ep, halfmove, fullmove })
+        Ok(RawPosition { board, side, castling, castle_rooks, castle_kings, ep, halfmove, fullmove, hand })
     }
 
     /// Per `Piece::index()`: how many such pieces stand on `board`.
