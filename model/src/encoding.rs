@@ -11,7 +11,10 @@
 //! - a few **global features** ([`global`]): side to move, repetitions, setup phase and its
 //!   progress, move-cap and halfmove-clock progress, castling rights, whether the opponent just
 //!   passed. They are constant over the board, so the net adds them once to its stem (KataGo's
-//!   "global inputs") instead of paying for constant planes in the first convolution.
+//!   "global inputs") instead of paying for constant planes in the first convolution;
+//! - in variants with pieces in hand (`[drops]`), one more global feature per piece type and
+//!   side after those ([`hand_features`]): what each side holds decides its drops, and the board
+//!   does not show it. Other variants have none, so their inputs (and checkpoints) are as before.
 //!
 //! A move becomes a [`MoveFeatures`]: its kind, from and to squares, mover type, promoted /
 //! dropped / placed type, aux square and every extra captured square, all relative to the side
@@ -78,6 +81,26 @@ pub mod global {
     /// `Position::search_key`, the network cache's key.
     pub const OPPONENT_PASSED: usize = 11;
     pub const COUNT: usize = 12;
+}
+
+/// The hand features of a variant with pieces in hand (`[drops]`): after the [`global::COUNT`]
+/// fixed ones, for each piece type `t` (in the variant file's order) feature
+/// `global::COUNT + 2 * t` is the side to move's count in hand and `global::COUNT + 2 * t + 1` the
+/// opponent's, each divided by the most either side holds of that type in the start position
+/// (so 1 at the start, 0 once dropped; types no side starts with count as is). A variant without
+/// drops has none.
+pub fn hand_features(variant: &Variant) -> usize {
+    if variant.has_drops() {
+        2 * variant.piece_count()
+    } else {
+        0
+    }
+}
+
+/// How many global features a position of `variant` has: [`global::COUNT`] plus its
+/// [`hand_features`]. The net's global input has this width.
+pub fn global_len(variant: &Variant) -> usize {
+    global::COUNT + hand_features(variant)
 }
 
 /// Rows in the net's move-kind embedding: the kinds of single actions and first actions from
@@ -179,7 +202,7 @@ pub struct PositionSlot<'a> {
     pub pieces: &'a mut [i64],
     /// `plane::COUNT * squares` values, plane-major.
     pub planes: &'a mut [f32],
-    /// `global::COUNT` values.
+    /// [`Encoding::global_len`] values.
     pub global: &'a mut [f32],
 }
 
@@ -198,6 +221,12 @@ pub trait Encoding: Send + Sync {
 
     /// The features of one legal move of `pos`.
     fn encode_move(&self, pos: &Position, m: &Move) -> MoveFeatures;
+
+    /// Global features per position: [`global::COUNT`] unless the encoding adds its own (the
+    /// standard one adds the hands of a variant with drops, [`global_len`]).
+    fn global_len(&self) -> usize {
+        global::COUNT
+    }
 
     /// Per piece type, the type it becomes in the left-right mirror where that is another type
     /// (see [`MirrorTypes`]); `None` when every mirrorable type is its own image.
@@ -229,6 +258,9 @@ pub struct StandardEncoding {
     passes_per_piece: bool,
     /// `None` unless some type's mirror image is another type.
     mirror_types: Option<MirrorTypes>,
+    /// Per piece type, what one piece in hand weighs in its hand feature (see
+    /// [`hand_features`]); empty without drops.
+    hand_scale: Vec<f32>,
 }
 
 impl StandardEncoding {
@@ -242,7 +274,19 @@ impl StandardEncoding {
         let mirror_types = swaps.then(|| {
             variant.mirror_type.iter().enumerate().map(|(t, image)| image.map_or(t as u16, |u| u.0 as u16)).collect()
         });
-        StandardEncoding { variant, promotion_zone, setup_plies, passes_per_piece, mirror_types }
+        let hand_scale = if variant.has_drops() {
+            let start = Position::start(Arc::clone(&variant));
+            (0..variant.piece_count())
+                .map(|t| {
+                    let kind = fairyzero_rules::PieceType(t as u8);
+                    let most = Color::BOTH.iter().map(|&c| start.in_hand(fairyzero_rules::Piece::new(kind, c))).max();
+                    1.0 / f32::from(most.unwrap_or(0).max(1))
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        StandardEncoding { variant, promotion_zone, setup_plies, passes_per_piece, mirror_types, hand_scale }
     }
 
     pub fn squares(&self) -> usize {
@@ -302,7 +346,7 @@ impl Encoding for StandardEncoding {
         let PositionSlot { pieces, planes, global: g } = slot;
         debug_assert_eq!(pieces.len(), n);
         debug_assert_eq!(planes.len(), plane::COUNT * n);
-        debug_assert_eq!(g.len(), global::COUNT);
+        debug_assert_eq!(g.len(), self.global_len());
 
         // Piece ids, rotating the board for Tan: relative square r is absolute n - 1 - r.
         let board = pos.board();
@@ -367,6 +411,17 @@ impl Encoding for StandardEncoding {
         g[global::CASTLE_THEIRS_H] = right(us.other(), 0);
         g[global::CASTLE_THEIRS_A] = right(us.other(), 1);
         g[global::OPPONENT_PASSED] = flag(self.passes_per_piece && pos.last_move_was_pass());
+        // Pieces in hand: ours, then theirs, per type.
+        for (t, &scale) in self.hand_scale.iter().enumerate() {
+            let kind = fairyzero_rules::PieceType(t as u8);
+            let held = |c: Color| f32::from(pos.in_hand(fairyzero_rules::Piece::new(kind, c))) * scale;
+            g[global::COUNT + 2 * t] = held(us);
+            g[global::COUNT + 2 * t + 1] = held(us.other());
+        }
+    }
+
+    fn global_len(&self) -> usize {
+        global::COUNT + self.hand_scale.len() * 2
     }
 
     fn encode_move(&self, pos: &Position, m: &Move) -> MoveFeatures {
@@ -428,8 +483,10 @@ pub struct EncodedBatch {
     pieces: Vec<i64>,
     /// `[batch, plane::COUNT, height, width]`.
     planes: Vec<f32>,
-    /// `[batch, global::COUNT]`.
+    /// `[batch, global_len]`.
     global: Vec<f32>,
+    /// Global features per position (see [`global_len`]), fixed by the first position pushed.
+    global_len: usize,
     /// Every position's legal moves, concatenated.
     moves: Vec<MoveFeatures>,
     /// `offsets[i]..offsets[i + 1]` are position `i`'s moves; `len() + 1` entries.
@@ -441,7 +498,7 @@ pub struct EncodedBatch {
 
 impl EncodedBatch {
     pub fn new(width: usize, height: usize) -> EncodedBatch {
-        EncodedBatch { width, height, offsets: vec![0], ..EncodedBatch::default() }
+        EncodedBatch { width, height, offsets: vec![0], global_len: global::COUNT, ..EncodedBatch::default() }
     }
 
     /// An empty batch with room for `positions` positions of `moves_per_position` moves.
@@ -455,6 +512,7 @@ impl EncodedBatch {
             pieces: Vec::with_capacity(positions * n),
             planes: Vec::with_capacity(positions * plane::COUNT * n),
             global: Vec::with_capacity(positions * global::COUNT),
+            global_len: global::COUNT,
             moves: Vec::with_capacity(positions * moves_per_position),
             offsets,
             mirror_types: None,
@@ -474,10 +532,15 @@ impl EncodedBatch {
             self.height
         );
         let n = self.squares();
+        let gl = encoding.global_len();
+        if self.is_empty() {
+            self.global_len = gl;
+        }
+        assert_eq!(gl, self.global_len, "positions with {gl} and {} global features in one batch", self.global_len);
         let (p0, l0, g0) = (self.pieces.len(), self.planes.len(), self.global.len());
         self.pieces.resize(p0 + n, 0);
         self.planes.resize(l0 + plane::COUNT * n, 0.0);
-        self.global.resize(g0 + global::COUNT, 0.0);
+        self.global.resize(g0 + gl, 0.0);
         encoding.encode_position(
             pos,
             PositionSlot {
@@ -496,6 +559,15 @@ impl EncodedBatch {
     /// Appends every position of `other` (same board size).
     pub fn append(&mut self, other: &EncodedBatch) {
         assert_eq!((self.width, self.height), (other.width, other.height), "batches of different board sizes");
+        if self.is_empty() {
+            self.global_len = other.global_len;
+        }
+        assert!(
+            other.is_empty() || other.global_len == self.global_len,
+            "batches with {} and {} global features",
+            self.global_len,
+            other.global_len
+        );
         self.pieces.extend_from_slice(&other.pieces);
         self.planes.extend_from_slice(&other.planes);
         self.global.extend_from_slice(&other.global);
@@ -550,7 +622,13 @@ impl EncodedBatch {
 
     /// Global features `[batch, feature]`.
     pub fn global(&self) -> ArrayView2<'_, f32> {
-        ArrayView2::from_shape((self.len(), global::COUNT), &self.global).expect("consistent sizes")
+        ArrayView2::from_shape((self.len(), self.global_len), &self.global).expect("consistent sizes")
+    }
+
+    /// Global features per position: [`global::COUNT`], plus the hands in a variant with drops
+    /// ([`global_len`]).
+    pub fn global_len(&self) -> usize {
+        self.global_len
     }
 
     /// The flat storage: pieces, planes and global features, in the layouts above.

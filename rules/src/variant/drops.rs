@@ -114,6 +114,12 @@ impl Variant {
         self.drops.is_some()
     }
 
+    /// Whether a side holding pieces must drop one when it can (`[drops] must_drop`): its
+    /// legal moves are then the drops alone, not every move that leaves its royals safe.
+    pub fn must_drop(&self) -> bool {
+        self.drops.as_ref().is_some_and(|d| d.must_drop)
+    }
+
     /// Splits a position string's first field into the board and the hands: `board[pocket]`
     /// (Fairy-Stockfish's form). Without a pocket every hand is empty. `at` is the field's
     /// character offset, for errors.
