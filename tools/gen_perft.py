@@ -99,6 +99,24 @@ promotionRegionBlack = *1
 promotionPieceTypes = q
 startFen = rnbgkqabnr/ppppsspppp/4nn4/10/10/10/10/4NN4/PPPPSSPPPP/RNBAQKGBNR w - - 0 1
 
+[doubleking:chess]
+maxRank = 10
+maxFile = j
+king = -
+commoner = k
+castling = false
+extinctionValue = loss
+extinctionPseudoRoyal = true
+extinctionPieceTypes = k
+extinctionPieceCount = 1
+promotionRegionWhite = *10
+promotionRegionBlack = *1
+doubleStepRegionWhite = *2
+doubleStepRegionBlack = *9
+tripleStepRegionWhite = *2
+tripleStepRegionBlack = *9
+startFen = rnbkqqkbnr/pppppppppp/10/10/10/10/10/10/PPPPPPPPPP/RNBKQQKBNR w - - 0 1
+
 [giveawayking:antichess]
 promotionPieceTypes = nbrq
 extinctionValue = win
@@ -119,9 +137,35 @@ JOCLY_TABLE = "Jocly (the dossier's table)"
 JOCLY = "Jocly 0.9.13 (one move per from-to-promotion)"
 
 
-def P(label, fen, depth, pub=None, src=None):
-    """One reference position. depth = deepest perft stored in the file."""
-    return {"label": label, "fen": fen, "depth": depth, "pub": pub or {}, "pubsrc": src}
+def P(label, fen, depth, pub=None, src=None, oracle_fen=None):
+    """One reference position. depth = deepest perft stored in the file. oracle_fen: the
+    position the oracles are given when it differs from the stored one (its mirror image)."""
+    return {"label": label, "fen": fen, "depth": depth, "pub": pub or {}, "pubsrc": src,
+            "oracle_fen": oracle_fen or fen}
+
+
+def mirror_files(fen):
+    """The left-right mirror image of an 8-file chess FEN (files a..h reversed): castling K and
+    Q swap, the en-passant file is mirrored. Chess moves are symmetric under it, and ICS wild 1's
+    castling from a d-file king is the mirror of chess's from e1 (tests/wild1.rs)."""
+    board, side, castling, ep, *rest = fen.split()
+    rows = []
+    for row in board.split("/"):
+        cells = []
+        for c in row:
+            cells += ["."] * int(c) if c.isdigit() else [c]
+        out, run = "", 0
+        for c in reversed(cells):
+            if c == ".":
+                run += 1
+                continue
+            out += (str(run) if run else "") + c
+            run = 0
+        rows.append(out + (str(run) if run else ""))
+    swap = {"K": "Q", "Q": "K", "k": "q", "q": "k"}
+    rights = "".join(sorted((swap[c] for c in castling), key="KQkq".index)) if castling != "-" else "-"
+    ep = ep if ep == "-" else "abcdefgh"[7 - "abcdefgh".index(ep[0])] + ep[1:]
+    return " ".join(["/".join(rows), side, rights, ep] + rest)
 
 
 # ---------------------------------------------------------------------------
@@ -743,6 +787,28 @@ VARIANTS = {
             P("array of seed 2", "kbnqbbrq/pppppppp/8/8/8/8/PPPPPPPP/NQBQBBKR w - - 0 1", 4),
         ],
     },
+    "wild1": {
+        # List #63: the arrays of seeds 0, 1 and 2 of fairyzero's start generator, in that order
+        # (tests/wild1.rs checks them). The oracles castle from e1/e8 as ICS wild 1 does; a d-file
+        # king castles as the mirror image, so its rights are either dropped or the whole position
+        # is given to the oracles mirrored (a<->h), which has the same perft.
+        "cli": "chess", "py": "chess", "ini": None, "pc": "chess",
+        "positions": [
+            P("array of seed 0 (both kings on e: chess's castling)",
+              "rnbbknqr/pppppppp/8/8/8/8/PPPPPPPP/RNBBKNQR w KQkq - 0 1", 5),
+            P("array of seed 1 (both kings on d), given to the oracles mirrored",
+              "rnnkbbqr/pppppppp/8/8/8/8/PPPPPPPP/RBBKQNNR w KQkq - 0 1", 5,
+              oracle_fen=mirror_files("rnnkbbqr/pppppppp/8/8/8/8/PPPPPPPP/RBBKQNNR w KQkq - 0 1")),
+            P("array of seed 2 (White's king on d: its rights dropped; Black's on e)",
+              "rnbnkbqr/pppppppp/8/8/8/8/PPPPPPPP/RNQKNBBR w kq - 0 1", 4),
+            P("d-file kings with the back ranks open: both castlings each side, given mirrored",
+              "r2k3r/pppppppp/8/8/8/8/PPPPPPPP/R2K3R w KQkq - 0 1", 4,
+              oracle_fen=mirror_files("r2k3r/pppppppp/8/8/8/8/PPPPPPPP/R2K3R w KQkq - 0 1")),
+            P("d-file kings, castling through attacked squares (bishops and knights in play), mirrored",
+              "r2k3r/p1pp1ppp/bpn2n2/4p3/2B1P3/1PN2N2/P1PP1PPP/R2K3R w KQkq - 0 1", 4,
+              oracle_fen=mirror_files("r2k3r/p1pp1ppp/bpn2n2/4p3/2B1P3/1PN2N2/P1PP1PPP/R2K3R w KQkq - 0 1")),
+        ],
+    },
     "twinchess": {
         # List #25: two royal kings a side (FSF pseudo-royal commoners), no castling. pyffish only:
         # the 11.1 CLI's pseudo-royal rule differs (start d3 5316, pyffish 5312).
@@ -769,6 +835,84 @@ VARIANTS = {
               "9k/1P2S5/10/10/4s5/4S5/10/10/6p3/4K5 w - - 0 1", 4),
             P("random middlegame (seeded playout)",
               "rnbgkqabnr/pp1pss2p1/2p4p1p/5npn2/8N1/10/5S4/3PN1G1PP/PPP1SAPP2/RNB1QK1BNR w - - 0 11", 3),
+        ],
+    },
+    "doubleking": {
+        # List #40 (first setup): two royal kings a side (FSF pseudo-royal commoners), pawns
+        # stepping 2 or 3 from their first rank with en passant on every square passed. The
+        # dossier's section has castling off, so every position here has no castling rights;
+        # castling is pinned by rules/tests/doubleking.rs. Playouts: pyffish with
+        # random.Random(seed).choice(sorted(legal_moves)), seeds 1-3 (30 plies), 4-5 (50 plies).
+        "cli": None, "py": "doubleking", "ini": DOSSIER_INI, "pc": None,
+        "no_cli": "pyffish only: the FSF 11.1 CLI's pseudo-royal rule differs, as for twinchess).",
+        "positions": [
+            P("start position without castling rights",
+              "rnbkqqkbnr/pppppppppp/10/10/10/10/10/10/PPPPPPPPPP/RNBKQQKBNR w - - 0 1", 4,
+              {1: 34, 2: 1156, 3: 42422}, DOSSIER),
+            P("after a triple step e2e5: en passant on e3 (from d4) and on e4 (from f5)",
+              "3k2k3/10/10/10/10/4Pp4/3p6/10/10/3K2K3 b - e3e4 0 1", 4),
+            P("a check on either king must be met (the g-king is checked down the g-file)",
+              "3k2k3/6r3/10/10/10/10/10/10/10/R2K2K2R w - - 0 1", 3),
+            P("random middlegame (seeded playout 1)",
+              "1rbkqk2nr/p1ppp4p/9b/1p8/5pqpp1/1n3B4/P4P4/1KP5PN/1P1PP1PP1P/RNB2QKR2 w - - 3 16", 3),
+            P("random middlegame (seeded playout 2)",
+              "rnb1k1kbn1/2Q2qp1p1/p2p1p4/9q/1p7p/1N3p4/rP1P6/6PN2/P1P1PQ1PPP/R1BK2KBR1 w - - 3 16", 3),
+            P("random middlegame (seeded playout 3)",
+              "2b1qq1bn1/1r1pkpp1p1/1p5pkr/3n4B1/p1p1p4p/7PN1/2P1P3P1/3P1PK2B/PP4P2P/RN1KQQ1R2 w - - 1 16", 3),
+            P("random middlegame (seeded playout 4)",
+              "1r1k1qkbn1/p2p4p1/bp3p4/2p2q1pr1/2P1p1p3/1P7p/P2Pn2P1P/N5Q3/4KPPKPR/BR3Q1BN1 w - - 1 26", 3),
+            P("random middlegame (seeded playout 5)",
+              "2b1k2q1r/rq1p2bppp/n4k4/pBp1p2n2/1p8/1PP1P1p3/3P6/P5Q1PN/5P1PKP/RN1KB4R w - - 0 26", 3),
+        ],
+    },
+    # No engine plays Explosion Chess (#17) or Circe Chess (#29): the oracle is RuleOverlay below, a
+    # second implementation of fairyzero's reading of the rules on top of python-chess. The
+    # hand-derived counts and rulings in rules/tests/explosion.rs and circe.rs are the ground truth
+    # for the reading itself. Random positions: overlay playouts with
+    # random.Random(seed).choice(sorted(legal moves by UCI)).
+    "explosion": {
+        "cli": None, "py": None, "ini": None, "pc": "explosion",
+        "rules": "list #17, configs/variants/explosion.toml: a capture also removes the captured side's men on the "
+                 "eight squares round the captured man; the capturer survives; blowing up the king wins.",
+        "positions": [
+            P("start position", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 4),
+            P("Kxe2 is legal: the blast removes its protector d3 (hand-checked d1 5, d2 52)",
+              "4k3/8/8/8/8/3p4/4n3/4K3 w - - 0 1", 4),
+            P("Rxd8 blows up the king e8 (hand-checked d1 14, d2 120)", "3nk3/7p/8/8/8/8/8/3RK3 w - - 0 1", 4),
+            P("en passant blasts round the passed pawn", "4k3/2np4/8/4P3/2n5/8/8/4K3 b - - 0 1", 4),
+            P("in check, Qxd7 blows up the king and is legal", "3rk3/3n4/8/8/8/8/8/3QK2r w - - 0 1", 4),
+            P("Bxf2 blows up the castling king; Bxg2-style blasts take a rook's right",
+              "4k3/8/1b6/8/8/8/5N2/R3K2R b KQ - 0 1", 3),
+            P("random middlegame (seeded playout 1, 20 plies)",
+              "rnb1k1nr/ppp2p2/3q1bp1/4p2Q/1P5P/P2PN3/2PP1PP1/1RB1KBNR w Kkq - 1 11", 3),
+            P("random middlegame (seeded playout 5, 30 plies)",
+              "rn3rk1/pp2ppnp/1q2bb2/P1pp2p1/5PPP/BP6/2PPB1R1/1N1QK1NR w K - 3 16", 3),
+            P("random middlegame (seeded playout 3, 40 plies)",
+              "r1b2bn1/3qp3/P3kp2/3p3p/3PPPpP/1r1B2P1/8/3K2NR w - - 1 21", 3),
+            P("random endgame-ish (seeded playout 4, 60 plies)",
+              "r2bk2r/8/BN3n2/p6p/5PnP/Pp4P1/1P1K4/R1B4R w - - 7 31", 3),
+        ],
+    },
+    "circe": {
+        "cli": None, "py": None, "ini": None, "pc": "circe",
+        "rules": "list #29, configs/variants/circe.toml: a captured man is reborn on its home square if empty "
+                 "(R/B/N by the capture square's colour, pawns on their 2nd rank, Q on d1/d8), otherwise lost.",
+        "positions": [
+            P("start position", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 4),
+            P("Rxc4 is illegal: the bishop reborn on f1 would check g2 (hand-checked d1 17; chess 18)",
+              "2r5/8/8/7K/2B5/8/6k1/8 b - - 0 1", 4),
+            P("rebirth squares taken or free: the rook's a1/h1, the queen's d1, pawns' 2nd rank",
+              "r3k3/1P6/8/3q4/2RpP3/8/8/4K2N b q e3 0 1", 3),
+            P("Rxd1+: the queen's rebirth square d1 holds the capturer, so the queen is lost",
+              "3rk3/8/8/8/8/8/8/3QK3 b - - 0 1", 4),
+            P("random middlegame (seeded playout 1, 20 plies)",
+              "rnbqkb1r/pp1p2p1/5n2/2p1p2p/1PN3PP/3P1p1N/P1PP1P2/1RBQKBR1 w kq - 1 11", 3),
+            P("random middlegame (seeded playout 2, 30 plies)",
+              "1rb1kbnr/p1p4N/3q4/Ppnp1p1p/3P2pP/1P4P1/2PKPP2/RNBQ1B1R w k - 3 16", 3),
+            P("random middlegame (seeded playout 3, 40 plies)",
+              "rrb3n1/2q1p1b1/p3kp2/1ppp2pp/1nPPP3/PN2B3/1PQ2PPP/1R2KB1R w - - 0 21", 3),
+            P("random endgame-ish (seeded playout 4, 60 plies)",
+              "3r4/p1k1b1r1/8/2p1p3/2b1P1P1/PpPPQ2N/1P2B2R/1RB1K1N1 w - - 3 31", 3),
         ],
     },
     "xiangqi": {
@@ -964,7 +1108,7 @@ def compute_variant(name, spec, pool, log):
                 results.append((pos, per, primary, {}))
                 log(f"  {name:12s} published only: {pos['label'][:60]}")
                 continue
-            fen, D = pos["fen"], pos["depth"]
+            fen, D = pos["oracle_fen"], pos["depth"]
             depths = list(range(1, D + 1))
             per = {d: {} for d in depths}      # depth -> {oracle: value}
             primary = {}
@@ -1021,6 +1165,9 @@ def write_variant(name, spec, results, outdir, vers):
                      " (a custom variant;")
         lines.append("#   " + (spec.get("no_cli", "pyffish only: the FSF 11.1 CLI has no customPiece).") if not spec["cli"]
                              else "loaded into the FSF CLI with `VariantPath` and into pyffish)."))
+    elif name == "wild1":
+        lines.append("# Rules: orthodox chess (Fairy-Stockfish `chess`, python-chess) from ICS wild 1 arrays; a position")
+        lines.append("#   with d-file kings is given to the oracles as its mirror image (tools/gen_perft.py mirror_files).")
     elif name in FEN_ONLY:
         lines.append("# Rules: orthodox chess (Fairy-Stockfish `chess`, python-chess) from this variant's own start array.")
     elif name == "berolina":

@@ -405,7 +405,9 @@ impl Encoding for StandardEncoding {
             _ => 0.0,
         };
         let rights = pos.castling_rights();
-        let right = |c: Color, side: usize| flag(rights & (1 << (2 * c.index() + side)) != 0);
+        // A right of either castling king toward that side (bit `4 * slot + 2 * colour + side`:
+        // a variant whose castling names moves may have a second king file, slot 1).
+        let right = |c: Color, side: usize| flag(rights & (0x11 << (2 * c.index() + side)) != 0);
         g[global::CASTLE_OURS_H] = right(us, 0);
         g[global::CASTLE_OURS_A] = right(us, 1);
         g[global::CASTLE_THEIRS_H] = right(us.other(), 0);

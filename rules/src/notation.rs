@@ -103,8 +103,9 @@ impl Position {
     pub fn edited(&self, edits: &[(Square, Option<Piece>)]) -> Result<Position, PositionError> {
         let edited = |sq: Square| edits.iter().any(|&(s, _)| s == sq);
         let mut rights = self.castling_rights();
-        for bit in 0..4 {
-            if rights & (1 << bit) != 0 && (edited(self.castle_rooks()[bit]) || edited(self.castle_kings()[bit / 2])) {
+        for bit in 0..8 {
+            let king = self.castle_kings()[crate::variant::castling::king_index(bit)];
+            if rights & (1 << bit) != 0 && (edited(self.castle_rooks()[bit]) || edited(king)) {
                 rights &= !(1 << bit);
             }
         }

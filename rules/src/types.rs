@@ -225,13 +225,16 @@ impl Dims {
     }
 }
 
-/// Castling rights: bit `2 * colour + side` (side 0 = toward higher files, 1 = toward `a`).
+/// Castling rights: bit `4 * slot + 2 * colour + side` (side 0 = toward higher files, 1 =
+/// toward `a`; slot 0 is the only one of a variant with one castling king, slot 1 the second
+/// king file of a variant whose castling lists its moves: `crate::variant::castling`).
 pub type CastlingRights = u8;
 
-/// En-passant state after a double step: the squares passed over and the pawn to remove.
+/// En-passant state after a multi-square step: the squares passed over (up to three, for a
+/// four-square step; unused ones are `Square::NONE`) and the pawn to remove.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct EnPassant {
-    pub squares: [Square; 2],
+    pub squares: [Square; 3],
     pub victim: Square,
 }
 

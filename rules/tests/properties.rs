@@ -255,11 +255,15 @@ fn transformed_fen(base: &Position, map: &dyn Fn(Square) -> Square, swap: bool, 
     s.push(' ');
     match base.en_passant() {
         Some(ep) => {
-            // Passed square, then the landing square if it is on another file (Berolina's
-            // diagonal double step, written as Fairy-Stockfish does).
-            let (passed, victim) = (map(ep.squares[0]), map(ep.victim));
-            s.push_str(&d.square_name(passed));
-            if d.file(victim) != d.file(passed) {
+            // As Fairy-Stockfish writes them: every passed square of a straight step (`e3e4`
+            // after a triple step), else the passed square and the landing square (Berolina's
+            // diagonal double step).
+            let passed: Vec<Square> = ep.squares.iter().filter(|s| !s.is_none()).map(|&sq| map(sq)).collect();
+            let victim = map(ep.victim);
+            if passed.iter().all(|&sq| d.file(sq) == d.file(victim)) {
+                passed.iter().for_each(|&sq| s.push_str(&d.square_name(sq)));
+            } else {
+                s.push_str(&d.square_name(passed[0]));
                 s.push_str(&d.square_name(victim));
             }
         }

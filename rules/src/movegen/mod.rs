@@ -350,7 +350,7 @@ impl Position {
         if let Some(sq) = passer {
             pass::push(sq, out);
         }
-        if us == self.side && self.castling & (3 << (2 * us.index())) != 0 {
+        if us == self.side && self.castling & crate::variant::castling::color_mask(us) != 0 {
             self.castling_moves(out);
         }
     }

@@ -340,8 +340,8 @@ impl Position {
         if n < 2 || !straight {
             return None;
         }
-        let mut squares = [Square::NONE; 2];
-        for i in 1..n.min(3) {
+        let mut squares = [Square::NONE; 3];
+        for i in 1..n.min(4) {
             squares[i as usize - 1] = d.square(d.file(from) + dx / n * i, d.rank(from) + dy / n * i)?;
         }
         let ep = EnPassant { squares, victim: to };
@@ -382,12 +382,12 @@ impl Position {
 
     fn update_castling_rights(&mut self, mv: &Move) {
         let touched = |sq: Square| sq == mv.from || sq == mv.to || mv.captures().contains(&sq);
-        for bit in 0..4 {
+        for bit in 0..8 {
             if self.castling & (1 << bit) == 0 {
                 continue;
             }
-            let color = bit / 2;
-            if touched(self.castle_kings[color]) || touched(self.castle_rooks[bit]) {
+            let king = self.castle_kings[crate::variant::castling::king_index(bit)];
+            if touched(king) || touched(self.castle_rooks[bit]) {
                 self.castling &= !(1 << bit);
             }
         }

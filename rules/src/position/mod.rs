@@ -51,8 +51,8 @@ pub struct Position {
     pub(crate) n_royals: [u8; 2],
     pub(crate) side: Color,
     pub(crate) castling: CastlingRights,
-    pub(crate) castle_rooks: [Square; 4],
-    pub(crate) castle_kings: [Square; 2],
+    pub(crate) castle_rooks: [Square; 8],
+    pub(crate) castle_kings: [Square; 4],
     pub(crate) ep: Option<EnPassant>,
     pub(crate) halfmove: u32,
     pub(crate) fullmove: u32,
@@ -128,7 +128,7 @@ impl PartialEq for Position {
             && self.board == other.board
             && self.side == other.side
             && self.castling == other.castling
-            && (0..4).all(|b| self.castling & (1 << b) == 0 || self.castle_rooks[b] == other.castle_rooks[b])
+            && (0..8).all(|b| self.castling & (1 << b) == 0 || self.castle_rooks[b] == other.castle_rooks[b])
             && self.ep == other.ep
             && self.halfmove == other.halfmove
             && self.fullmove == other.fullmove
@@ -202,11 +202,11 @@ impl Position {
         self.castling
     }
 
-    pub(crate) fn castle_rooks(&self) -> [Square; 4] {
+    pub(crate) fn castle_rooks(&self) -> [Square; 8] {
         self.castle_rooks
     }
 
-    pub(crate) fn castle_kings(&self) -> [Square; 2] {
+    pub(crate) fn castle_kings(&self) -> [Square; 4] {
         self.castle_kings
     }
 

@@ -27,17 +27,20 @@ impl Position {
         s
     }
 
-    /// The en-passant field: Fairy-Stockfish's form, the passed square, plus the landing square
-    /// unless the pawn stands right beyond it (Berolina's diagonal step, triple steps).
+    /// The en-passant field, in Fairy-Stockfish's forms: the passed squares when the pawn stands
+    /// right beyond the last one (`e3` after e2e4, `e3e4` after a triple step e2e5), otherwise the
+    /// passed square and the landing square (Berolina's diagonal step).
     pub(crate) fn en_passant_field(&self, ep: Option<EnPassant>) -> String {
         let Some(ep) = ep else { return "-".into() };
         let d = self.variant().dims;
-        let mut s = d.square_name(ep.squares[0]);
-        let beyond = d.square(d.file(ep.squares[0]), d.rank(ep.squares[0]) - self.side_to_move().forward());
-        if beyond != Some(ep.victim) {
-            s.push_str(&d.square_name(ep.victim));
+        let passed: Vec<Square> = ep.squares.iter().copied().filter(|s| !s.is_none()).collect();
+        let last = *passed.last().expect("an en-passant right passes a square");
+        let beyond = d.square(d.file(last), d.rank(last) - self.side_to_move().forward());
+        if beyond == Some(ep.victim) && passed.iter().all(|&s| d.file(s) == d.file(ep.victim)) {
+            passed.iter().map(|&s| d.square_name(s)).collect()
+        } else {
+            format!("{}{}", d.square_name(ep.squares[0]), d.square_name(ep.victim))
         }
-        s
     }
 
     /// The castling field for `rights` on the board `piece_at` (which may differ from this
@@ -49,6 +52,9 @@ impl Position {
         let v = self.variant();
         let d = v.dims;
         let rooks = self.castle_rooks();
+        if let Some(c) = v.rules.castling.as_ref().filter(|c| c.by_moves()) {
+            return c.field(d, rights, &rooks, piece_at);
+        }
         let mut s = String::new();
         for color in Color::BOTH {
             for side in 0..2 {

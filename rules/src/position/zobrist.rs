@@ -25,11 +25,22 @@ impl Position {
     pub(crate) fn state_hash(&self) -> u64 {
         let z = &self.variant.zobrist;
         let mut h = z.castling[self.castling as usize & 15];
+        // A second castling king's rights (slot 1, bits 4-7) take keys derived from the same
+        // table, so that every variant with one castling king keeps its hashes.
+        let second = (self.castling >> 4) as usize;
+        if second != 0 {
+            h ^= z.castling[second].rotate_left(32);
+        }
         if self.side == Color::Tan {
             h ^= z.side;
         }
         if let Some(ep) = self.ep {
             h ^= z.ep[ep.squares[0].index()];
+            // A longer step passes more squares from the same first one (Double King's pawn may
+            // step two or three): the further squares are keyed too.
+            for (i, s) in ep.squares.iter().enumerate().skip(1).filter(|(_, s)| !s.is_none()) {
+                h ^= z.ep[s.index()].rotate_left(i as u32);
+            }
         }
         if self.setup_ply != NO_SETUP {
             h ^= z.setup[self.setup_ply as usize];

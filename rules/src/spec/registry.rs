@@ -231,6 +231,10 @@ static REGISTRY: &[Entry] = &[
     row(22, "Odds games: rook and knight odds (queen's rook and knight)", "rookknightodds", &[], A, builtin!("rookknightodds")),
     row(22, "Odds games: queen odds", "queenodds", &[], A, builtin!("queenodds")),
     row(79, "Xiangqi", "xiangqi", &["chinesechess"], A, builtin!("xiangqi")),
+    // Castling given move by move (issue 21): kings that castle with given rooks.
+    row(40, "Double King Chess", "doubleking", &[], A, builtin!("doubleking")),
+    row(63, "ICS wild 1", "wild1", &[], A, builtin!("wild1")),
+    row(41, "Double Chess", "doublechess", &[], A, builtin!("doublechess")),
     // Board rules (issue 21): topology and the grid, applied in the move tables.
     row(60, "Cylindrical Chess", "cylinder", &["cylindrical"], B, builtin!("cylinder")),
     row(61, "Grid Chess", "grid", &[], B, builtin!("grid")),
@@ -266,8 +270,6 @@ static REGISTRY: &[Entry] = &[
     row(36, "Emperor King Chess", "emperorking", &[], B, NotYet("needs a king that goes anywhere and captures only unguarded men (a guard test in move generation)")),
     row(38, "Kriegspiel", "kriegspiel", &[], C, OutOfScope("hidden information: each player sees only his own board")),
     row(39, "Ultima = Baroque Chess", "ultima", &["baroque"], B, NotYet("needs the chameleon (captures each piece its own way); the withdrawer, long leaper, pincer, coordinator and immobilizer have powers, and the source leaves two rules open")),
-    row(40, "Double King Chess", "doubleking", &[], A, NotYet("needs castling for each of two kings with its nearer rook and pawn steps of 2 or 3 with en passant on every square passed")),
-    row(41, "Double Chess", "doublechess", &[], A, NotYet("16x12 with two kings a side: castling with either rook of its half and pawn steps up to 4 with en passant, as #40, and no reference engine reaches 16x12")),
     row(42, "Bughouse", "bughouse", &["siamese"], C, OutOfScope("four players in two teams on two boards, with clocks")),
     row(43, "Shadow Chess", "shadow", &[], B, NotYet("needs a neutral coin that repeats each move's displacement, its path making moves illegal")),
     row(44, "Imitator Chess", "imitator", &[], B, NotYet("needs a neutral imitator that shifts with each move, a blocked shift making the move illegal")),
@@ -285,7 +287,6 @@ static REGISTRY: &[Entry] = &[
     row(57, "Trenholme's \"last piece moved\" chess", "lastpiecemoved", &[], B, NotYet("needs move powers set by the last piece moved (history), and the source gives two readings")),
     row(58, "Unambiguous Chess", "unambiguous", &[], B, NotYet("needs a legality filter on descriptive notation: ambiguous moves are illegal (a heavy hook)")),
     row(59, "Protean Chess", "protean", &[], B, NotYet("needs a pre-game choice of a man that takes the type of whatever it captures")),
-    row(63, "ICS wild 1", "wild1", &[], A, NotYet("needs castling from a d-file king (o-o toward the a-file); the array itself is a `[start_generator]` with the king on d or e, rooks in the corners, bishops on opposite colours")),
     row(72, "Swap-setup chess with a negotiated queen", "swapsetup", &[], B, NotYet("needs a pre-game choice phase of swaps and of the queen's compound")),
     row(73, "Spanish rules (1283 manuscript)", "spanish1283", &[], B, NotYet("needs history-dependent rules (pawn double steps until the first capture, the ferz's first leap) and conditional promotion")),
     row(74, "Spanish rules (c. 1500)", "spanish1500", &[], B, NotYet("needs the king's one-off leap over unattacked squares and half-point results")),
@@ -404,9 +405,9 @@ mod tests {
     #[test]
     fn rows_not_implemented_refuse_to_load_with_the_reason() {
         let err = |name: &str| Variant::load(name).map(|_| ()).expect_err(name).to_string();
-        let e = err("doubleking");
-        assert!(e.contains("#40") && e.contains("class A") && e.contains("not implemented yet"), "{e}");
-        assert!(e.contains("castling for each of two kings"), "{e}");
+        let e = err("transcendental");
+        assert!(e.contains("#6") && e.contains("class B") && e.contains("not implemented yet"), "{e}");
+        assert!(e.contains("one-off swap"), "{e}");
         let e = err("siamese");
         assert!(e.contains("\"siamese\" (`bughouse`)") && e.contains("#42") && e.contains("out of scope"), "{e}");
         assert!(e.contains("four players"), "{e}");

@@ -62,8 +62,10 @@ pub struct SetupSpec {
 /// ICS wild 2-4). The variant's `start` is the template: its first rank (White's men) and last
 /// rank (Black's) are redrawn, everything else (pawns, side to move, counters) is kept, and the
 /// generated position string is an ordinary one, so that records, replays and every command
-/// downstream read it like any other start. Generated arrays have no castling rights, so the
-/// template must have none either. See `crate::variant::start_generator`.
+/// downstream read it like any other start. Generated arrays keep the template's castling
+/// rights only where castling is given move by move (ICS wild 1: rooks `fixed` in the corners,
+/// the king's `files` d and e, each listed); otherwise the template must have none. See
+/// `crate::variant::start_generator`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StartGeneratorSpec {
@@ -82,6 +84,13 @@ pub struct StartGeneratorSpec {
     /// "bishops balanced"; with the same material, on dark squares too).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub balanced_colours: Vec<String>,
+    /// With `material = "shuffle"`: tokens whose men stay on their template squares (ICS wild
+    /// 1's rooks in the corners).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fixed: Vec<String>,
+    /// Token -> the file letters its men may stand on (ICS wild 1: `{ K = "de" }`).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub files: std::collections::BTreeMap<String, String>,
 }
 
 /// Where a generated array's men come from.

@@ -185,10 +185,30 @@ pub struct CastlingSpec {
     pub king: String,
     /// Token of the rook-like partner.
     pub rook: String,
-    /// File letter the king lands on when castling toward the higher files.
-    pub kingside_file: char,
+    /// File letter the king lands on when castling toward the higher files (with
+    /// `queenside_file`: one castling king, castling with the outermost rook on each side).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kingside_file: Option<char>,
     /// File letter the king lands on when castling toward file `a`.
-    pub queenside_file: char,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queenside_file: Option<char>,
+    /// Instead of the two files: each castling move by name, for kings that castle with given
+    /// rooks (Double King Chess: each king with its nearer rook; Double Chess: each king with
+    /// either rook of its half; ICS wild 1: from a king on d or e). See
+    /// `crate::variant::castling`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub moves: Vec<CastleMoveSpec>,
+}
+
+/// One castling move (`[[castling.moves]]`), by files on the mover's first rank: the king on
+/// file `king` and the rook on file `rook` castle, the king landing on `king_to` and the rook
+/// beside it on the side it came from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CastleMoveSpec {
+    pub king: char,
+    pub rook: char,
+    pub king_to: char,
 }
 
 /// Extinction, with Fairy-Stockfish's semantics (`docs/reference-variants.md` §1.1): after

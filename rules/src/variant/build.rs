@@ -240,22 +240,7 @@ impl Variant {
             problems.push("field `promotion.zone_ranks` is larger than the board".into());
         }
 
-        let castling = spec.castling.as_ref().and_then(|c| {
-            let king = lookup(&c.king);
-            let rook = lookup(&c.rook);
-            let file = |ch: char| {
-                let f = ch as i32 - 'a' as i32;
-                (0..spec.width as i32).contains(&f).then_some(f)
-            };
-            let files = (file(c.kingside_file), file(c.queenside_file));
-            match (king, rook, files) {
-                (Some(king), Some(rook), (Some(k), Some(q))) => Some(Castling { king, rook, king_files: [k, q] }),
-                _ => {
-                    problems.push(format!("field `castling`: unknown token or file in {c:?}"));
-                    None
-                }
-            }
-        });
+        let castling = spec.castling.as_ref().and_then(|c| Castling::conclude(c, spec.width, lookup, &mut problems));
 
         let extinction = spec.victory.extinction.as_ref().map(|e| {
             let types = if e.pieces.iter().any(|t| t == "*") {

@@ -9,6 +9,7 @@
 
 pub(crate) mod attack_tables;
 mod build;
+pub(crate) mod castling;
 pub(crate) mod drops;
 pub(crate) mod legs;
 mod mirror;
@@ -97,14 +98,7 @@ impl TurnRules {
     }
 }
 
-/// Castling, concluded.
-#[derive(Clone, Debug)]
-pub struct Castling {
-    pub king: PieceType,
-    pub rook: PieceType,
-    /// King destination files: `[kingside, queenside]`.
-    pub king_files: [i32; 2],
-}
+pub use castling::{CastleMove, Castling};
 
 /// Rules that are not piece geometry, concluded.
 #[derive(Clone, Debug)]

@@ -55,6 +55,9 @@ struct Plan<'a> {
     draw: Vec<PieceType>,
     opposite: Vec<PieceType>,
     balanced: Vec<PieceType>,
+    /// Types that keep their template squares, and types confined to some files.
+    fixed: Vec<PieceType>,
+    files: Vec<(PieceType, Vec<usize>)>,
 }
 
 /// Whether the square (`file`, `rank`), both 0-based, is light: a1 is dark, so on the first rank
@@ -83,7 +86,12 @@ fn plan<'a>(variant: &Variant, spec: &'a StartGeneratorSpec) -> Result<Plan<'a>,
     if variant.setup.is_some() {
         problems.push("field `start_generator`: a variant has either a setup phase or a start generator".into());
     }
-    if variant.spec.start.split_whitespace().nth(2).is_some_and(|c| c != "-") {
+    // Castling rights carry over to the arrays only where castling is given move by move: the
+    // array's king and rook files are then checked by the position-string parser for each draw
+    // (a draw whose rights do not read is drawn again). By destination files, a shuffled king
+    // and rooks have no agreed castling rule.
+    let by_moves = variant.rules.castling.as_ref().is_some_and(|c| c.by_moves());
+    if !by_moves && variant.spec.start.split_whitespace().nth(2).is_some_and(|c| c != "-") {
         problems.push(
             "field `start_generator`: the template `start` must have no castling rights (`-`): generated arrays have none"
                 .into(),
@@ -124,6 +132,22 @@ fn plan<'a>(variant: &Variant, spec: &'a StartGeneratorSpec) -> Result<Plan<'a>,
     let draw = types("draw", &spec.draw, &mut problems);
     let opposite = types("opposite_colours", &spec.opposite_colours, &mut problems);
     let balanced = types("balanced_colours", &spec.balanced_colours, &mut problems);
+    let fixed = types("fixed", &spec.fixed, &mut problems);
+    if !fixed.is_empty() && spec.material != GeneratedMaterial::Shuffle {
+        problems.push("field `start_generator.fixed`: only with `material = \"shuffle\"`".into());
+    }
+    let mut files = Vec::new();
+    for (token, letters) in &spec.files {
+        let Some(t) = variant.piece_by_token(token) else {
+            problems.push(format!("field `start_generator.files`: unknown piece token {token:?}"));
+            continue;
+        };
+        let allowed: Vec<usize> = letters.chars().map(|c| (c as u32).wrapping_sub('a' as u32) as usize).collect();
+        if allowed.is_empty() || allowed.iter().any(|&f| f >= width) {
+            problems.push(format!("field `start_generator.files`: {letters:?} for {token:?} are not file letters of the board"));
+        }
+        files.push((t, allowed));
+    }
     let royal_of = |rank: &[Option<PieceType>]| -> Vec<PieceType> {
         rank.iter().flatten().copied().filter(|&t| variant.piece_def(t).royal).collect()
     };
@@ -167,7 +191,7 @@ fn plan<'a>(variant: &Variant, spec: &'a StartGeneratorSpec) -> Result<Plan<'a>,
         }
     }
     if problems.is_empty() {
-        Ok(Plan { spec, width, white, black, royal, draw, opposite, balanced })
+        Ok(Plan { spec, width, white, black, royal, draw, opposite, balanced, fixed, files })
     } else {
         Err(problems)
     }
@@ -184,12 +208,12 @@ impl Plan<'_> {
                 rank
             }
         };
-        rng.shuffle(&mut white);
+        self.shuffle_free(&mut white, rng);
         let black = match (self.spec.black, self.spec.material) {
             (BlackArray::Mirror, _) => white.clone(),
             (BlackArray::Independent, GeneratedMaterial::Shuffle) => {
                 let mut black = self.black.clone();
-                rng.shuffle(&mut black);
+                self.shuffle_free(&mut black, rng);
                 black
             }
             (BlackArray::Independent, GeneratedMaterial::Draw) => {
@@ -199,6 +223,17 @@ impl Plan<'_> {
             }
         };
         (white, black)
+    }
+
+    /// Shuffles the men of a rank that are not `fixed` among their squares.
+    fn shuffle_free(&self, rank: &mut [Option<PieceType>], rng: &mut SplitMix64) {
+        let free: Vec<usize> =
+            (0..rank.len()).filter(|&f| !rank[f].is_some_and(|t| self.fixed.contains(&t))).collect();
+        let mut men: Vec<Option<PieceType>> = free.iter().map(|&f| rank[f]).collect();
+        rng.shuffle(&mut men);
+        for (&f, m) in free.iter().zip(men) {
+            rank[f] = m;
+        }
     }
 
     /// Light-square count of `t` on a rank.
@@ -212,7 +247,12 @@ impl Plan<'_> {
             let (n, light) = (count(rank, t), Plan::light(rank, row, t));
             light.abs_diff(n - light) <= 1
         };
-        self.opposite.iter().all(|&t| spread(white, 0, t) && spread(black, height - 1, t))
+        let on_files = |rank: &[Option<PieceType>]| {
+            self.files.iter().all(|(t, allowed)| (0..rank.len()).all(|f| rank[f] != Some(*t) || allowed.contains(&f)))
+        };
+        on_files(white)
+            && on_files(black)
+            && self.opposite.iter().all(|&t| spread(white, 0, t) && spread(black, height - 1, t))
             && self.balanced.iter().all(|&t| Plan::light(white, 0, t) == Plan::light(black, height - 1, t))
     }
 }
@@ -229,19 +269,27 @@ impl Variant {
         let plan = plan(self, spec).expect("the start generator was checked when the variant was built");
         let height = self.dims.height as usize;
         let mut rng = SplitMix64(seed);
-        let (white, black) =
-            (0..MAX_DRAWS).map(|_| plan.draw_once(&mut rng)).find(|(w, b)| plan.holds(w, b, height)).unwrap_or_else(
-                || panic!("{}: no array met the start generator's constraints in {MAX_DRAWS} draws", self.name),
-            );
-        let mut raw = self.parse_position(&self.spec.start).expect("the start position was validated");
-        for f in 0..plan.width {
-            let sq = |r: usize| self.dims.square(f as i32, r as i32).expect("on the board").index();
-            raw.board[sq(0)] = white[f].map(|t| Piece::new(t, Color::Blue));
-            raw.board[sq(height - 1)] = black[f].map(|t| Piece::new(t, Color::Tan));
-        }
-        let board = self.board_field(|sq| raw.board[sq.index()]);
         let rest: Vec<&str> = self.spec.start.split_whitespace().skip(1).collect();
-        Some(std::iter::once(board.as_str()).chain(rest).collect::<Vec<_>>().join(" "))
+        let fen_of = |white: &[Option<PieceType>], black: &[Option<PieceType>]| {
+            let mut raw = self.parse_position(&self.spec.start).expect("the start position was validated");
+            for f in 0..plan.width {
+                let sq = |r: usize| self.dims.square(f as i32, r as i32).expect("on the board").index();
+                raw.board[sq(0)] = white[f].map(|t| Piece::new(t, Color::Blue));
+                raw.board[sq(height - 1)] = black[f].map(|t| Piece::new(t, Color::Tan));
+            }
+            let board = self.board_field(|sq| raw.board[sq.index()]);
+            std::iter::once(board.as_str()).chain(rest.iter().copied()).collect::<Vec<_>>().join(" ")
+        };
+        // A template with castling rights (castling given move by move) needs arrays where they
+        // read: the parser's check is the constraint.
+        let castles = rest.get(1).is_some_and(|c| *c != "-");
+        let fen = (0..MAX_DRAWS)
+            .map(|_| plan.draw_once(&mut rng))
+            .filter(|(w, b)| plan.holds(w, b, height))
+            .map(|(w, b)| fen_of(&w, &b))
+            .find(|fen| !castles || self.parse_position(fen).is_ok())
+            .unwrap_or_else(|| panic!("{}: no array met the start generator's constraints in {MAX_DRAWS} draws", self.name));
+        Some(fen)
     }
 }
 

@@ -20,7 +20,7 @@ pub(crate) const F_INITIAL: u8 = 4;
 pub(crate) struct Leap {
     pub to: Square,
     /// Squares that must be empty (lame leapers); `Square::NONE` when unused.
-    pub via: [Square; 2],
+    pub via: [Square; 3],
     pub flags: u8,
 }
 
@@ -99,9 +99,9 @@ pub(crate) fn build_tables(
                         if same_cell(sq, to) {
                             continue;
                         }
-                        let mut via = [Square::NONE; 2];
+                        let mut via = [Square::NONE; 3];
                         if a.jump == Jump::Lame {
-                            for (i, (vx, vy)) in lame_path(dx, dy).into_iter().enumerate().take(2) {
+                            for (i, (vx, vy)) in lame_path(dx, dy).into_iter().enumerate().take(3) {
                                 via[i] = geo.offset(f, r, vx, vy).expect("the path lies between two board squares");
                             }
                         }

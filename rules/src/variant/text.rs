@@ -42,8 +42,8 @@ pub(crate) struct RawPosition {
     pub board: Vec<Option<Piece>>,
     pub side: Color,
     pub castling: CastlingRights,
-    pub castle_rooks: [Square; 4],
-    pub castle_kings: [Square; 2],
+    pub castle_rooks: [Square; 8],
+    pub castle_kings: [Square; 4],
     pub ep: Option<EnPassant>,
     pub halfmove: u32,
     pub fullmove: u32,
@@ -214,13 +214,21 @@ impl Variant {
             Some((at, other)) => return Err(err(Some(*at), format!("side to move must be 'w' or 'b', not {other:?}"))),
         };
 
-        let mut castle_kings = [Square::NONE; 2];
-        let mut castle_rooks = [Square::NONE; 4];
+        let mut castle_kings = [Square::NONE; 4];
+        let mut castle_rooks = [Square::NONE; 8];
         let mut castling: CastlingRights = 0;
         if let Some(&(at, text_c)) = fields.get(2) {
             // Fairy-Stockfish reads castling rights of a variant without castling as `-`.
             if let (false, Some(rules)) = (text_c == "-", self.rules.castling.as_ref()) {
-                for (k, ch) in text_c.chars().enumerate() {
+                // Castling given move by move (crate::variant::castling) reads its own letters.
+                let piece_at = |s: Square| board[s.index()];
+                for (k, ch) in text_c.chars().enumerate().filter(|_| rules.by_moves()) {
+                    let (bit, king, rook) = rules.parse_right(d, &piece_at, ch).map_err(|m| err(Some(at + k), m))?;
+                    castling |= 1 << bit;
+                    castle_kings[crate::variant::castling::king_index(bit)] = king;
+                    castle_rooks[bit] = rook;
+                }
+                for (k, ch) in text_c.chars().enumerate().filter(|_| !rules.by_moves()) {
                     let color = if ch.is_ascii_uppercase() { Color::Blue } else { Color::Tan };
                     let rank = if color == Color::Blue { 0 } else { d.height as i32 - 1 };
                     let king = (0..d.width as i32)
@@ -257,25 +265,50 @@ impl Variant {
         let mut ep = None;
         if let Some(&(at, ep_text)) = fields.get(3) {
             if ep_text != "-" {
-                let bad_ep = || err(Some(at), format!("en-passant field {ep_text:?} is not a square (or two)"));
-                let (sq, rest) = d.split_square(ep_text).ok_or_else(bad_ep)?;
-                // Fairy-Stockfish writes Berolina's right as passed square + landing square.
-                let landing = match rest {
-                    "" => None,
-                    rest => Some(d.parse_square(rest).ok_or_else(bad_ep)?),
-                };
-                // Otherwise the pawn that just moved stands one step beyond the passed square.
+                let bad_ep = || err(Some(at), format!("en-passant field {ep_text:?} is not a square (or up to four)"));
+                let mut listed = Vec::new();
+                let mut rest = ep_text;
+                while !rest.is_empty() && listed.len() < 4 {
+                    let (sq, tail) = d.split_square(rest).ok_or_else(bad_ep)?;
+                    listed.push(sq);
+                    rest = tail;
+                }
+                if !rest.is_empty() {
+                    return Err(bad_ep());
+                }
                 let mover = side.other();
-                let rank = d.rank(sq) + mover.forward();
-                let candidates = [0, -1, 1].into_iter().filter_map(|df| d.square(d.file(sq) + df, rank));
-                let victim = landing.into_iter().chain(candidates).find(|s| {
+                let takes_ep = |s: Square| {
                     board[s.index()].is_some_and(|p| p.color() == mover && self.pieces[p.kind().index()].en_passant)
-                });
+                };
+                let sq = listed[0];
+                let last = *listed.last().expect("one square at least");
+                let beyond = |s: Square| d.square(d.file(s), d.rank(s) + mover.forward());
+                let victim = if listed.len() > 1 && takes_ep(last) {
+                    // Passed square + landing square (fairyzero's and Fairy-Stockfish's Berolina
+                    // form): every square strictly between is passed too.
+                    Some(last)
+                } else if listed.len() > 1 {
+                    // Fairy-Stockfish's form of a longer straight step: every square passed
+                    // (`e3e4` after e2e5), the pawn right beyond the last.
+                    beyond(last).filter(|&v| takes_ep(v))
+                } else {
+                    // The pawn that just moved stands one step beyond the passed square.
+                    [0, -1, 1].into_iter().filter_map(|df| d.square(d.file(sq) + df, d.rank(sq) + mover.forward())).find(|&s| takes_ep(s))
+                };
                 if let Some(victim) = victim {
-                    // With a landing square, every square strictly between is passed too.
+                    // Every square from the first passed one to the victim is passed (up to three
+                    // in all: a four-square step).
                     let (df, dr) = ((d.file(victim) - d.file(sq)).signum(), (d.rank(victim) - d.rank(sq)).signum());
-                    let second = d.square(d.file(sq) + df, d.rank(sq) + dr).filter(|&s2| s2 != victim);
-                    ep = Some(EnPassant { squares: [sq, second.unwrap_or(Square::NONE)], victim });
+                    let mut squares = [sq, Square::NONE, Square::NONE];
+                    for (i, slot) in squares.iter_mut().enumerate().skip(1) {
+                        let i = i as i32;
+                        if let Some(s2) = d.square(d.file(sq) + df * i, d.rank(sq) + dr * i).filter(|&s2| s2 != victim) {
+                            *slot = s2;
+                        } else {
+                            break;
+                        }
+                    }
+                    ep = Some(EnPassant { squares, victim });
                 }
             }
         }
