@@ -39,20 +39,31 @@ fn start_position_and_its_first_moves() {
 fn each_king_castles_with_either_rook_of_its_half_only() {
     let mut pos = position(OPEN);
     let moves = legal(&mut pos);
-    let castles: Vec<&String> =
-        moves.iter().filter(|m| m.starts_with("e1") || m.starts_with("m1")).filter(|m| m.len() == 4 && {
-            let to = m.as_bytes()[2];
-            let from = m.as_bytes()[0];
-            to.abs_diff(from) == 2
-        }).collect();
+    let castles: Vec<&String> = moves
+        .iter()
+        .filter(|m| m.starts_with("e1") || m.starts_with("m1"))
+        .filter(|m| {
+            m.len() == 4 && {
+                let to = m.as_bytes()[2];
+                let from = m.as_bytes()[0];
+                to.abs_diff(from) == 2
+            }
+        })
+        .collect();
     assert_eq!(castles, ["e1c1", "e1g1", "m1k1", "m1o1"], "{moves:?}");
     let mut after = pos.clone();
     after.play_moves("m1o1").unwrap();
     // The m-king has castled (both its rights gone); the e-king keeps its own, now alone on
     // each side, so they print as K and Q.
-    assert_eq!(after.to_fen(), "r3k2rr3k2r/pppppppppppppppp/16/16/16/16/16/16/16/16/PPPPPPPPPPPPPPPP/R3K2RR4RK1 b KQahip - 0 1");
+    assert_eq!(
+        after.to_fen(),
+        "r3k2rr3k2r/pppppppppppppppp/16/16/16/16/16/16/16/16/PPPPPPPPPPPPPPPP/R3K2RR4RK1 b KQahip - 0 1"
+    );
     after.play_moves("e12c12").unwrap();
-    assert_eq!(after.to_fen(), "2kr3rr3k2r/pppppppppppppppp/16/16/16/16/16/16/16/16/PPPPPPPPPPPPPPPP/R3K2RR4RK1 w KQkq - 0 2");
+    assert_eq!(
+        after.to_fen(),
+        "2kr3rr3k2r/pppppppppppppppp/16/16/16/16/16/16/16/16/PPPPPPPPPPPPPPPP/R3K2RR4RK1 w KQkq - 0 2"
+    );
     // Moving the h-rook loses the e-king's h-right only; the p-rook's right is then the only
     // one toward the higher files, so it prints as K (the file letter would read the same).
     let mut rook = pos.clone();

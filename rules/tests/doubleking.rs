@@ -54,7 +54,8 @@ fn each_king_castles_only_with_its_nearer_rook() {
     // (d1b1, rook to c1), the g-king toward j (g1i1, rook to h1); neither with the far rook.
     let mut pos = position("r2kqqk2r/pppppppppp/10/10/10/10/10/10/PPPPPPPPPP/R2KQQK2R w KQkq - 0 1");
     let moves = legal(&mut pos);
-    let castles: Vec<&String> = moves.iter().filter(|m| ["d1b1", "g1i1", "d1f1", "g1e1"].contains(&m.as_str())).collect();
+    let castles: Vec<&String> =
+        moves.iter().filter(|m| ["d1b1", "g1i1", "d1f1", "g1e1"].contains(&m.as_str())).collect();
     assert_eq!(castles, ["d1b1", "g1i1"], "{moves:?}");
     let mut after = pos.clone();
     after.play_moves("d1b1").unwrap();
@@ -113,8 +114,9 @@ fn pawns_step_two_or_three_and_are_taken_en_passant_on_any_square_passed() {
 #[test]
 fn the_second_setup_castles_its_e_king_to_c() {
     let v = second_setup();
-    let mut pos = Position::from_fen(Arc::clone(&v), "r3kqk2r/pppppppppp/10/10/10/10/10/10/PPPPPPPPPP/R3KQK2R w KQkq - 0 1")
-        .unwrap();
+    let mut pos =
+        Position::from_fen(Arc::clone(&v), "r3kqk2r/pppppppppp/10/10/10/10/10/10/PPPPPPPPPP/R3KQK2R w KQkq - 0 1")
+            .unwrap();
     let moves = legal(&mut pos);
     assert!(moves.contains("e1c1") && moves.contains("g1i1") && !moves.contains("e1g1"), "{moves:?}");
     pos.play_moves("e1c1").unwrap();

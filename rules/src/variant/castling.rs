@@ -110,8 +110,11 @@ impl Castling {
                     problems.push("field `castling.moves`: at most two king files may castle".into());
                 }
                 for m in &spec.moves {
-                    let (k, r, to) =
-                        (file("moves.king", m.king, problems), file("moves.rook", m.rook, problems), file("moves.king_to", m.king_to, problems));
+                    let (k, r, to) = (
+                        file("moves.king", m.king, problems),
+                        file("moves.rook", m.rook, problems),
+                        file("moves.king_to", m.king_to, problems),
+                    );
                     let side = usize::from(r < k);
                     let rook_to = if side == 0 { to - 1 } else { to + 1 };
                     if (r == 10 || r == 16) && m.rook.is_ascii_lowercase() {
@@ -170,7 +173,8 @@ impl Castling {
         let rank = if color == Color::Blue { 0 } else { d.height as i32 - 1 };
         self.moves.iter().filter_map(move |m| {
             let (k, r) = (d.square(m.king, rank)?, d.square(m.rook, rank)?);
-            let here = piece_at(k) == Some(Piece::new(self.king, color)) && piece_at(r) == Some(Piece::new(self.rook, color));
+            let here =
+                piece_at(k) == Some(Piece::new(self.king, color)) && piece_at(r) == Some(Piece::new(self.rook, color));
             here.then_some((m, k, r))
         })
     }

@@ -144,7 +144,9 @@ fn plan<'a>(variant: &Variant, spec: &'a StartGeneratorSpec) -> Result<Plan<'a>,
         };
         let allowed: Vec<usize> = letters.chars().map(|c| (c as u32).wrapping_sub('a' as u32) as usize).collect();
         if allowed.is_empty() || allowed.iter().any(|&f| f >= width) {
-            problems.push(format!("field `start_generator.files`: {letters:?} for {token:?} are not file letters of the board"));
+            problems.push(format!(
+                "field `start_generator.files`: {letters:?} for {token:?} are not file letters of the board"
+            ));
         }
         files.push((t, allowed));
     }
@@ -227,8 +229,7 @@ impl Plan<'_> {
 
     /// Shuffles the men of a rank that are not `fixed` among their squares.
     fn shuffle_free(&self, rank: &mut [Option<PieceType>], rng: &mut SplitMix64) {
-        let free: Vec<usize> =
-            (0..rank.len()).filter(|&f| !rank[f].is_some_and(|t| self.fixed.contains(&t))).collect();
+        let free: Vec<usize> = (0..rank.len()).filter(|&f| !rank[f].is_some_and(|t| self.fixed.contains(&t))).collect();
         let mut men: Vec<Option<PieceType>> = free.iter().map(|&f| rank[f]).collect();
         rng.shuffle(&mut men);
         for (&f, m) in free.iter().zip(men) {
@@ -288,7 +289,9 @@ impl Variant {
             .filter(|(w, b)| plan.holds(w, b, height))
             .map(|(w, b)| fen_of(&w, &b))
             .find(|fen| !castles || self.parse_position(fen).is_ok())
-            .unwrap_or_else(|| panic!("{}: no array met the start generator's constraints in {MAX_DRAWS} draws", self.name));
+            .unwrap_or_else(|| {
+                panic!("{}: no array met the start generator's constraints in {MAX_DRAWS} draws", self.name)
+            });
         Some(fen)
     }
 }

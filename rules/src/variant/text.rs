@@ -293,7 +293,10 @@ impl Variant {
                     beyond(last).filter(|&v| takes_ep(v))
                 } else {
                     // The pawn that just moved stands one step beyond the passed square.
-                    [0, -1, 1].into_iter().filter_map(|df| d.square(d.file(sq) + df, d.rank(sq) + mover.forward())).find(|&s| takes_ep(s))
+                    [0, -1, 1]
+                        .into_iter()
+                        .filter_map(|df| d.square(d.file(sq) + df, d.rank(sq) + mover.forward()))
+                        .find(|&s| takes_ep(s))
                 };
                 if let Some(victim) = victim {
                     // Every square from the first passed one to the victim is passed (up to three
@@ -302,7 +305,8 @@ impl Variant {
                     let mut squares = [sq, Square::NONE, Square::NONE];
                     for (i, slot) in squares.iter_mut().enumerate().skip(1) {
                         let i = i as i32;
-                        if let Some(s2) = d.square(d.file(sq) + df * i, d.rank(sq) + dr * i).filter(|&s2| s2 != victim) {
+                        if let Some(s2) = d.square(d.file(sq) + df * i, d.rank(sq) + dr * i).filter(|&s2| s2 != victim)
+                        {
                             *slot = s2;
                         } else {
                             break;
