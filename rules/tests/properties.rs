@@ -15,7 +15,9 @@ use fairyzero_rules::{
     geometry::{self, Atom},
     perft, perft_divide,
     powers::PowerSpec,
-    variant::{builtin_names, CheckingRule, NotationStyle, RepetitionRule, RoyalChoice, RoyalRule},
+    variant::{
+        builtin_names, turns::TurnCheckRule, CheckingRule, NotationStyle, RepetitionRule, RoyalChoice, RoyalRule,
+    },
     Color, EndReason, Move, MoveKind, MoveList, Outcome, Piece, Position, Square, Variant,
 };
 use rand::{rngs::StdRng, seq::SliceRandom, Rng, SeedableRng};
@@ -270,6 +272,11 @@ fn transformed_fen(base: &Position, map: &dyn Fn(Square) -> Square, swap: bool, 
         None => s.push('-'),
     }
     s.push_str(&format!(" {} {}", base.halfmove_clock(), base.fullmove_number()));
+    // Multi-move turns: the turn field (moves left / turn length) is kept as it is.
+    if let Some(turn) = fen_field(&fen, 6) {
+        s.push(' ');
+        s.push_str(turn);
+    }
     s
 }
 
@@ -450,7 +457,9 @@ fn make_unmake_restores_position_and_hash() {
                 before.fen
             );
             if m.kind != MoveKind::Setup {
-                assert_eq!(pos.side_to_move(), mover.other(), "{ctx} make() did not pass the turn");
+                // With multi-move turns the same side moves again while its turn has moves left.
+                let again = pos.side_to_move() == mover && pos.moves_left_in_turn() + 1 == copy.moves_left_in_turn();
+                assert!(again || pos.side_to_move() == mover.other(), "{ctx} make() did not pass the turn");
             }
             assert_eq!(pos.ply(), before.ply + 1, "{ctx} make() did not count the ply");
             assert_eq!(pos.moves_played().last(), Some(*m), "{ctx} make() did not record the move");
@@ -697,10 +706,17 @@ fn legal_moves_are_distinct_pseudo_legal_moves() {
         // attacked (for variants without history or capture filters).
         let us = pos.side_to_move();
         let royal_checkmate = v.rules.royal == RoyalRule::Checkmate;
-        if royal_checkmate && pos.immediate_outcome().is_none() {
+        // Multi-move turns where a royal need only be safe at its turn's end, or may be taken
+        // within the opponent's turn, have legality of their own (tests/multimove.rs): there a
+        // check before a turn's last move (from an extra start position) leaves the royal
+        // attacked while its side is not to move.
+        let turn_rules_simple =
+            v.rules.turns.is_none_or(|t| t.check != TurnCheckRule::Any && t.safe_at_end == [false, false]);
+        if royal_checkmate && turn_rules_simple && pos.immediate_outcome().is_none() {
             assert!(!pos.in_check(us.other()), "{ctx} the side not to move is in check in {fen}");
         }
         let simple = royal_checkmate
+            && turn_rules_simple
             && !pos.in_setup()
             && !v.rules.forced_capture
             && v.rules.repetition != RepetitionRule::ThirdIllegal
@@ -716,12 +732,16 @@ fn legal_moves_are_distinct_pseudo_legal_moves() {
                     pos.legal_moves(&mut replies);
                     !replies.is_empty()
                 };
+                // Marseillaise: a check before the turn's last move.
+                let early_check = v.rules.turns.is_some_and(|t| t.check == TurnCheckRule::LastMoveOnly)
+                    && pos.side_to_move() == us
+                    && pos.in_check(us.other());
                 pos.unmake();
                 assert_eq!(
-                    safe && !checks_without_mate,
+                    safe && !checks_without_mate && !early_check,
                     legal_set.contains(m),
-                    "{ctx} pseudo-legal {} (leaves royal safe: {safe}, checks without mate: {checks_without_mate}) vs \
-                     legal list in {fen}",
+                    "{ctx} pseudo-legal {} (leaves royal safe: {safe}, checks without mate: {checks_without_mate}, \
+                     early check: {early_check}) vs legal list in {fen}",
                     describe(pos, m)
                 );
             }
@@ -800,6 +820,11 @@ fn rotation_with_colour_swap_symmetry() {
         if pos.castling_rights() != 0 || pos.in_setup() || pos.variant().rules.royal_choice != RoyalChoice::All {
             return;
         }
+        // A turn schedule that differs between the colours (Monster, progressive) is no
+        // colour symmetry.
+        if pos.variant().rules.turns.is_some_and(|t| !t.colour_symmetric()) {
+            return;
+        }
         let v = Arc::clone(pos.variant());
         let d = v.dims;
         let mut base = Position::from_fen(Arc::clone(&v), &pos.to_fen()).expect("round trip is tested elsewhere");
@@ -817,7 +842,7 @@ fn rank_flip_with_colour_swap_symmetry() {
     let mut with_castling = 0usize;
     walk(30, 150, 7, |ctx, pos, _, _| {
         let v = Arc::clone(pos.variant());
-        if !left_right_symmetric(&v) || pos.in_setup() {
+        if !left_right_symmetric(&v) || pos.in_setup() || v.rules.turns.is_some_and(|t| !t.colour_symmetric()) {
             return;
         }
         let d = v.dims;
@@ -897,13 +922,15 @@ fn terminal_positions_are_consistent() {
         let us = pos.side_to_move();
         match outcome {
             Some(Outcome::Decisive { winner, reason: EndReason::Checkmate }) => {
-                assert!(legal.is_empty() && pos.in_check(us) && winner == us.other(), "{ctx} bad checkmate in {fen}");
+                // In check, or (multi-move turns) within reach of the opponent's whole next turn.
+                let checked = pos.checked_for_result(us);
+                assert!(legal.is_empty() && checked && winner == us.other(), "{ctx} bad checkmate in {fen}");
             }
             Some(Outcome::Draw { reason: EndReason::Stalemate })
             | Some(Outcome::Decisive { reason: EndReason::Stalemate, .. }) => {
                 assert!(legal.is_empty(), "{ctx} stalemate with legal moves in {fen}");
                 if v.rules.royal == RoyalRule::Checkmate {
-                    assert!(!pos.in_check(us), "{ctx} stalemate while in check in {fen}");
+                    assert!(!pos.checked_for_result(us), "{ctx} stalemate while in check in {fen}");
                 }
             }
             Some(Outcome::Draw { reason: EndReason::HalfmoveRule }) => {

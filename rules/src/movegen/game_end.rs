@@ -24,7 +24,8 @@ impl Position {
         let v = &*self.variant;
         let us = self.side;
         if legal.is_empty() {
-            if v.rules.royal == RoyalRule::Checkmate && self.in_check(us) {
+            // `checked_for_result`: in check, or facing a multi-move turn that can take the royal.
+            if v.rules.royal == RoyalRule::Checkmate && self.checked_for_result(us) {
                 return Some(Outcome::Decisive { winner: us.other(), reason: EndReason::Checkmate });
             }
             if v.rules.repetition == RepetitionRule::ThirdIllegal && self.has_repetition_blocked_moves() {

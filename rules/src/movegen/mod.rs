@@ -18,6 +18,7 @@ mod doubled;
 mod drops;
 pub(crate) mod game_end;
 mod legs;
+mod multimove;
 mod perft;
 pub mod powers;
 mod rifle;
@@ -198,7 +199,7 @@ impl Position {
         let checking = v.rules.checking;
         let simple_attacks = v.simple_attacks;
         let us = self.side;
-        if royal == RoyalRule::Checkmate && self.n_royals[us.index()] > 0 {
+        if royal == RoyalRule::Checkmate && self.n_royals[us.index()] > 0 && self.royal_safe_after_each_move() {
             let shortcut = simple_attacks && !self.in_check(us);
             let exposed = if shortcut { self.pin_candidates(us) } else { SquareSet::EMPTY };
             out.retain(|&m| {
@@ -218,6 +219,8 @@ impl Position {
         if checking == CheckingRule::MateOnly {
             self.retain_mating_checks(out, depth);
         }
+        // Multi-move turns: checks inside a turn, a royal safe only at its end (`multimove`).
+        self.retain_turn_legal(out);
         if repetition == RepetitionRule::ThirdIllegal
             && self.hashes.len() >= self.irreversible as usize + 3
             && self.a_successor_could_repeat_thrice()

@@ -27,6 +27,10 @@ pub(crate) struct Undo {
     side: Color,
     setup_ply: u8,
     last_move_was_pass: bool,
+    /// The move number and the moves left in the turn (multi-move turns, `multimove`): a move
+    /// that does not end its turn leaves the move number as it was.
+    fullmove: u32,
+    turn_left: u16,
 }
 
 /// What the actions of one turn did that outlives the board edits.
@@ -102,6 +106,8 @@ impl Position {
             side: self.side,
             setup_ply: self.setup_ply,
             last_move_was_pass: self.last_move_was_pass,
+            fullmove: self.fullmove,
+            turn_left: self.turn_left,
         };
         self.hashes.push(self.hash);
         if mv.kind == MoveKind::Setup {
@@ -157,10 +163,14 @@ impl Position {
         if facts.irreversible || self.castling != undo.castling {
             self.irreversible = self.hashes.len() as u32;
         }
-        if us == Color::Tan {
-            self.fullmove += 1;
+        // With multi-move turns the same side may move again (`multimove`).
+        if !self.turn_goes_on(us) {
+            if us == Color::Tan {
+                self.fullmove += 1;
+            }
+            self.side = us.other();
+            self.start_turn();
         }
-        self.side = us.other();
         self.ply += 1;
         // A pass is never part of a doubled turn, so the move's own kind says whether it was one.
         self.last_move_was_pass = mv.kind == MoveKind::Pass;
@@ -314,9 +324,8 @@ impl Position {
             self.return_to_hand(&undo.mv, undo.side);
         }
         if undo.mv.kind != MoveKind::Setup {
-            if self.side == Color::Blue {
-                self.fullmove -= 1;
-            }
+            self.fullmove = undo.fullmove;
+            self.turn_left = undo.turn_left;
             self.castling = undo.castling;
             self.ep = undo.ep;
             self.halfmove = undo.halfmove;

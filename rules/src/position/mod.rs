@@ -15,6 +15,7 @@
 mod displace;
 mod hand;
 mod make;
+mod multimove;
 pub(crate) mod outcome;
 pub(crate) mod square_set;
 mod text;
@@ -77,6 +78,9 @@ pub struct Position {
     /// position is played as usual (chushin-shogi.md §14, the worked examples): only the loss
     /// of a side's last royal ends a game, not the absence of royals it started with.
     pub(crate) royal_less_root: bool,
+    /// Moves left in the current turn, this one included, in a variant with multi-move turns
+    /// (`[turns]`, `multimove`); unused (0) in every other variant.
+    pub(crate) turn_left: u16,
     /// Pieces in hand per `Piece::index()` (`[drops]`, see `hand`); empty without drops.
     pub(crate) hand: Vec<u8>,
 }
@@ -132,6 +136,7 @@ impl PartialEq for Position {
             && self.ep == other.ep
             && self.halfmove == other.halfmove
             && self.fullmove == other.fullmove
+            && self.turn_left == other.turn_left
             && self.hash == other.hash
             && self.hand == other.hand
             && self.pass_is_restricted() == other.pass_is_restricted()
@@ -167,6 +172,7 @@ impl Position {
             turn: turn::TurnState::default(),
             last_move_was_pass: false,
             royal_less_root: false,
+            turn_left: raw.turn_left,
             hand: raw.hand,
             variant,
         };

@@ -184,8 +184,11 @@ impl Position {
         let stop = self.irreversible as usize;
         let mut count = 0;
         let mut i = n;
-        while i >= stop + 2 {
-            i -= 2;
+        // Positions with the same side to move are two plies apart, or any number with multi-move
+        // turns (Monster's White, Black, Black: three); the hash tells the side and turn state.
+        let step = if self.variant.rules.turns.is_some() { 1 } else { 2 };
+        while i >= stop + step {
+            i -= step;
             if self.hashes[i] == self.hash {
                 count += 1;
             }

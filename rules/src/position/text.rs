@@ -23,6 +23,10 @@ impl Position {
             s.push(' ');
             s.push_str(&self.en_passant_field(self.en_passant()));
             s.push_str(&format!(" {} {}", self.halfmove_clock(), self.fullmove_number()));
+            if self.variant().rules.turns.is_some() {
+                // The turn field (multi-move turns): moves left in the turn / the turn's length.
+                s.push_str(&format!(" {}/{}", self.moves_left_in_turn(), self.turn_length()));
+            }
         }
         s
     }

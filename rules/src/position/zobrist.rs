@@ -45,6 +45,8 @@ impl Position {
         if self.setup_ply != NO_SETUP {
             h ^= z.setup[self.setup_ply as usize];
         }
+        // Multi-move turns: the moves left in the turn (0 in every other variant).
+        h ^= self.turn_key();
         h
     }
 

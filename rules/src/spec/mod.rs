@@ -15,4 +15,5 @@ pub mod mirror;
 pub mod power_spec;
 pub mod registry;
 pub mod setup_spec;
+pub mod turns_spec;
 pub mod variant_spec;

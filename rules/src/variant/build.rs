@@ -381,6 +381,11 @@ impl Variant {
             mirror_safe.iter_mut().for_each(|s| *s = false);
             mirror_type.iter_mut().for_each(|t| *t = None);
         }
+        let extended_strings = spec.notation == super::NotationStyle::Uci || castling.is_some() || en_passant;
+        let turns = super::turns::conclude(spec.turns.as_ref(), spec.victory.royal, extended_strings, &mut problems);
+        if !problems.is_empty() {
+            return Err(problems);
+        }
         let turn = turn_rules(&spec.pieces, &powers);
         let mut variant = Variant {
             legs,
@@ -427,6 +432,7 @@ impl Variant {
                 capture: spec.capture,
                 checking: spec.checking,
                 royal_choice: spec.royal_choice,
+                turns,
             },
             hash: fnv1a(resolved.as_bytes()),
             spec,

@@ -22,6 +22,7 @@ pub mod synthetic;
 pub(crate) mod tables;
 pub(crate) mod text;
 pub(crate) mod topology;
+pub mod turns;
 pub(crate) mod zobrist;
 
 use std::fmt;
@@ -124,6 +125,8 @@ pub struct Rules {
     pub checking: CheckingRule,
     /// Which royals count for check (ICS wild 9: the first by file).
     pub royal_choice: RoyalChoice,
+    /// Multi-move turns (`[turns]`, issue 21 rows #11-#16); `None`: one move per turn.
+    pub turns: Option<turns::TurnSchedule>,
 }
 
 /// Extinction, concluded: the counted types (`None` = all pieces together).

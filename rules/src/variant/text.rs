@@ -49,6 +49,8 @@ pub(crate) struct RawPosition {
     pub fullmove: u32,
     /// Pieces in hand, per `Piece::index()` (`[drops]`); empty in a variant without drops.
     pub hand: Vec<u8>,
+    /// Moves left in the current turn (multi-move turns, `[turns]`); 0 without them.
+    pub turn_left: u16,
 }
 
 /// Checks the text between a token's parentheses: letters, optionally after one leading `+`
@@ -324,8 +326,17 @@ impl Variant {
         };
         let halfmove = number(4, 0)?;
         let fullmove = number(5, 1)?.max(1);
-        if fields.len() > 6 {
-            return Err(err(Some(fields[6].0), "unexpected extra field".into()));
+        // Multi-move turns: the turn field `<moves left>/<turn length>` (`super::turns`).
+        let mut turn_left = 0;
+        let mut extra = 6;
+        if let Some(schedule) = &self.rules.turns {
+            let field = fields.get(6).map(|&(_, t)| t);
+            turn_left =
+                schedule.parse_turn_field(field, side, fullmove).map_err(|m| err(fields.get(6).map(|f| f.0), m))?;
+            extra = 7;
+        }
+        if fields.len() > extra {
+            return Err(err(Some(fields[extra].0), "unexpected extra field".into()));
         }
         for color in Color::BOTH {
             let royals = board.iter().flatten().filter(|p| p.color() == color && self.pieces[p.kind().index()].royal);
@@ -333,7 +344,7 @@ impl Variant {
                 return Err(err(None, format!("{} has more than {MAX_ROYALS} royal pieces", color.name())));
             }
         }
-        Ok(RawPosition { board, side, castling, castle_rooks, castle_kings, ep, halfmove, fullmove, hand })
+        Ok(RawPosition { board, side, castling, castle_rooks, castle_kings, ep, halfmove, fullmove, hand, turn_left })
     }
 
     /// Per `Piece::index()`: how many such pieces stand on `board`.
