@@ -242,3 +242,24 @@ fn a_pocket_knight_game_reads_back_move_by_move() {
     }
     assert_eq!(pos.to_fen(), "rnbqkbnr/ppNppppp/8/8/4n3/8/PPPP1PPP/RNBQKBNR[] b KQkq - 0 3");
 }
+
+#[test]
+fn bad_drop_rules_are_refused_naming_the_field() {
+    let load = |top: &str, drops: &str| {
+        let text = format!("name = \"t\"\nextends = \"chess\"\nstart = \"{PK_START}\"\n{top}\n[drops]\n{drops}\n");
+        match Variant::from_toml("t.toml", &text, None) {
+            Ok(_) => panic!("accepted: {text}"),
+            Err(e) => e.to_string(),
+        }
+    };
+    let e = load("", "squares = \"a1-z9\"");
+    assert!(e.contains("field `drops.squares`") && e.contains("\"z9\""), "{e}");
+    let e = load("", "opposite_colours = [\"X\"]");
+    assert!(e.contains("field `drops.opposite_colours`: unknown token \"X\""), "{e}");
+    let e = load("", "castling_king_file = \"q\"");
+    assert!(e.contains("field `drops.castling_king_file`: 'q' is not a file of the board"), "{e}");
+    let e = load("castling = { remove = true }", "castling_king_file = \"e\"");
+    assert!(e.contains("field `drops.castling_king_file` needs the variant field `castling`"), "{e}");
+    let e = load("", "captures_to_hand = true");
+    assert!(e.contains("captures_to_hand"), "unknown keys are refused: {e}");
+}

@@ -73,6 +73,14 @@ impl DropsSpec {
                 if spec.castling.is_none() {
                     problems.push("field `drops.castling_king_file` needs the variant field `castling`".into());
                     None
+                } else if spec.castling.as_ref().is_some_and(|c| !c.moves.is_empty()) {
+                    // Rights from drops are those of one king file with rooks in the corners.
+                    problems.push(
+                        "field `drops.castling_king_file` needs castling by destination files, not \
+                         `castling.moves`"
+                            .into(),
+                    );
+                    None
                 } else if !(0..spec.width as i32).contains(&f) {
                     problems.push(format!("field `drops.castling_king_file`: {ch:?} is not a file of the board"));
                     None
