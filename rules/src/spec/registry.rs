@@ -235,6 +235,7 @@ static REGISTRY: &[Entry] = &[
     row(40, "Double King Chess", "doubleking", &[], A, builtin!("doubleking")),
     row(63, "ICS wild 1", "wild1", &[], A, builtin!("wild1")),
     row(41, "Double Chess", "doublechess", &[], A, builtin!("doublechess")),
+    row(55, "Historical 12-file game", "historical12", &[], A, builtin!("historical12")),
     // Board rules (issue 21): topology and the grid, applied in the move tables.
     row(60, "Cylindrical Chess", "cylinder", &["cylindrical"], B, builtin!("cylinder")),
     row(61, "Grid Chess", "grid", &[], B, builtin!("grid")),
@@ -283,7 +284,6 @@ static REGISTRY: &[Entry] = &[
     row(51, "King of the Mountain", "kingofthemountain", &[], B, NotYet("needs a board that loses its outer ring every 10 moves a side, and a 30-move limit")),
     row(52, "Kamikaze", "kamikaze", &[], C, OutOfScope("hidden information: each side sets up behind a screen")),
     row(53, "WWII", "wwii", &[], C, OutOfScope("hidden information: a Kamikaze setup with Kriegspiel play")),
-    row(55, "Historical 12-file game", "historical12", &[], A, NotYet("the source's diagram has 14 ranks and its text says 12x12, so the board must be settled first; no reference engine reaches that size")),
     row(56, "Historical 13x13 zebra/camel game", "zebra13", &[], B, NotYet("needs a bent rider with a minimum length (the zebra: one diagonal step, then 3 or more straight)")),
     row(57, "Trenholme's \"last piece moved\" chess", "lastpiecemoved", &[], B, NotYet("needs move powers set by the last piece moved (history), and the source gives two readings")),
     row(58, "Unambiguous Chess", "unambiguous", &[], B, NotYet("needs a legality filter on descriptive notation: ambiguous moves are illegal (a heavy hook)")),
