@@ -14,7 +14,9 @@
 //!   "global inputs") instead of paying for constant planes in the first convolution;
 //! - in variants with pieces in hand (`[drops]`), one more global feature per piece type and
 //!   side after those ([`hand_features`]): what each side holds decides its drops, and the board
-//!   does not show it. Other variants have none, so their inputs (and checkpoints) are as before.
+//!   does not show it. Other variants have none, so their inputs (and checkpoints) are as before;
+//! - in variants with multi-move turns (`[turns]`), two more after those ([`turn_features`]):
+//!   whether and how long the side to move goes on moving, which the board does not show either.
 //!
 //! A move becomes a [`MoveFeatures`]: its kind, from and to squares, mover type, promoted /
 //! dropped / placed type, aux square and every extra captured square, all relative to the side
@@ -97,10 +99,24 @@ pub fn hand_features(variant: &Variant) -> usize {
     }
 }
 
+/// The turn features of a variant with multi-move turns (`[turns]`, issue 21 #11-#16), after the
+/// hand features: feature `global::COUNT + hand_features` is the moves the side to move has left
+/// in its turn after this one, divided by the turn's length (0 on a turn's last move; 1/2 on the
+/// first move of a two-move turn), and the next one is `1 - 1 / turn length` (0 for a one-move
+/// turn, 1/2 for two moves, growing towards 1 in a progressive game). A variant with one move
+/// per turn has none.
+pub fn turn_features(variant: &Variant) -> usize {
+    if variant.rules.turns.is_some() {
+        2
+    } else {
+        0
+    }
+}
+
 /// How many global features a position of `variant` has: [`global::COUNT`] plus its
-/// [`hand_features`]. The net's global input has this width.
+/// [`hand_features`] and [`turn_features`]. The net's global input has this width.
 pub fn global_len(variant: &Variant) -> usize {
-    global::COUNT + hand_features(variant)
+    global::COUNT + hand_features(variant) + turn_features(variant)
 }
 
 /// Rows in the net's move-kind embedding: the kinds of single actions and first actions from
@@ -261,6 +277,8 @@ pub struct StandardEncoding {
     /// Per piece type, what one piece in hand weighs in its hand feature (see
     /// [`hand_features`]); empty without drops.
     hand_scale: Vec<f32>,
+    /// The variant has multi-move turns: the [`turn_features`] follow the hands.
+    turns: bool,
 }
 
 impl StandardEncoding {
@@ -286,7 +304,8 @@ impl StandardEncoding {
         } else {
             Vec::new()
         };
-        StandardEncoding { variant, promotion_zone, setup_plies, passes_per_piece, mirror_types, hand_scale }
+        let turns = variant.rules.turns.is_some();
+        StandardEncoding { variant, promotion_zone, setup_plies, passes_per_piece, mirror_types, hand_scale, turns }
     }
 
     pub fn squares(&self) -> usize {
@@ -420,10 +439,17 @@ impl Encoding for StandardEncoding {
             g[global::COUNT + 2 * t] = held(us);
             g[global::COUNT + 2 * t + 1] = held(us.other());
         }
+        // Multi-move turns: the moves left after this one and the turn's length.
+        if self.turns {
+            let at = global::COUNT + self.hand_scale.len() * 2;
+            let length = pos.turn_length().max(1) as f32;
+            g[at] = (pos.moves_left_in_turn().saturating_sub(1)) as f32 / length;
+            g[at + 1] = 1.0 - 1.0 / length;
+        }
     }
 
     fn global_len(&self) -> usize {
-        global::COUNT + self.hand_scale.len() * 2
+        global::COUNT + self.hand_scale.len() * 2 + if self.turns { 2 } else { 0 }
     }
 
     fn encode_move(&self, pos: &Position, m: &Move) -> MoveFeatures {
