@@ -90,16 +90,22 @@ test: setup test-deps
 	CARGO="$(CARGO)" tools/check-no-torch.sh
 
 # What the tests drive besides fairyzero (docs/engines.md): Fairy-Stockfish as an external
-# engine (Debian package), python-chess as a UCI client (PyPI, into the torch venv's python).
+# engine (Debian package), Chromium to render the HTML game viewer headless (Debian package),
+# python-chess as a UCI client (PyPI, into the torch venv's python).
 # Installed when missing; a test whose dependency is still missing fails under CI=true and is
 # skipped loudly elsewhere.
 FAIRY_STOCKFISH ?= /usr/games/fairy-stockfish
+CHROMIUM ?= /usr/bin/chromium
 SUDO = $$([ "$$(id -u)" = 0 ] || echo sudo)
 test-deps: setup
 	@[ -x $(FAIRY_STOCKFISH) ] || { echo "installing fairy-stockfish (apt)"; \
 	    $(SUDO) apt-get install -y fairy-stockfish >/dev/null 2>&1 || \
 	    { $(SUDO) apt-get update >/dev/null 2>&1 && $(SUDO) apt-get install -y fairy-stockfish >/dev/null; } || \
 	    echo "warning: could not install fairy-stockfish; its tests will fail under CI=true" >&2; }
+	@[ -x $(CHROMIUM) ] || { echo "installing chromium (apt)"; \
+	    $(SUDO) apt-get install -y chromium >/dev/null 2>&1 || \
+	    { $(SUDO) apt-get update >/dev/null 2>&1 && $(SUDO) apt-get install -y chromium >/dev/null; } || \
+	    echo "warning: could not install chromium; the HTML viewer tests will fail under CI=true" >&2; }
 	@python3 -c 'import chess.engine' 2>/dev/null || { echo "installing python-chess (pip)"; \
 	    python3 -m pip install --quiet chess || \
 	    echo "warning: could not install python-chess; its tests will fail under CI=true" >&2; }

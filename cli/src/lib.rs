@@ -20,6 +20,7 @@ mod helper;
 pub mod interrupt;
 pub mod limits;
 pub mod network;
+pub mod viewer;
 
 use std::{io::IsTerminal, process::ExitCode};
 

@@ -271,11 +271,30 @@ mod tests {
         let files: Vec<PathBuf> = std::fs::read_dir(&out).unwrap().map(|e| e.unwrap().path()).collect();
         assert_eq!(files.len(), 1);
         for pgn in [false, true] {
-            show_game::run(ShowGameArgs { file: files[0].clone(), game: Some(2), pgn, details: true }).unwrap();
+            show_game::run(ShowGameArgs { file: files[0].clone(), game: Some(2), pgn, details: true, html: None })
+                .unwrap();
         }
-        let err = show_game::run(ShowGameArgs { file: files[0].clone(), game: Some(3), pgn: false, details: false })
-            .unwrap_err();
+        let err = show_game::run(ShowGameArgs {
+            file: files[0].clone(),
+            game: Some(3),
+            pgn: false,
+            details: false,
+            html: None,
+        })
+        .unwrap_err();
         assert!(err.to_string().contains("holds 3 games"), "{err}");
+        // The viewer page of a self-play game carries the search's values and targets.
+        let page = dir.join("game.html");
+        let html =
+            |game| ShowGameArgs { file: files[0].clone(), game, pgn: false, details: false, html: Some(page.clone()) };
+        let err = show_game::run(html(None)).unwrap_err();
+        assert!(err.to_string().contains("pass --game N"), "{err}");
+        show_game::run(html(Some(1))).unwrap();
+        let text = std::fs::read_to_string(&page).unwrap();
+        assert!(
+            text.contains("\"simulations\":4") && text.contains("\"targets\":[["),
+            "values and targets in the page"
+        );
         #[derive(clap::Parser)]
         struct Analyse {
             #[command(flatten)]

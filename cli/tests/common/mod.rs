@@ -33,6 +33,46 @@ pub fn fairy_stockfish(what: &str) -> Option<&'static str> {
     None
 }
 
+/// Debian's Chromium, which the HTML viewer tests run headless.
+pub const CHROMIUM: &str = "/usr/bin/chromium";
+
+/// Chromium, or `None` (with a message naming `what` is skipped) where it is not installed;
+/// under `CI=true` a missing browser is a failure, never a skip.
+pub fn chromium(what: &str) -> Option<&'static str> {
+    if std::path::Path::new(CHROMIUM).is_file() {
+        return Some(CHROMIUM);
+    }
+    let message =
+        format!("{CHROMIUM} is missing (Debian package chromium; `make test` installs it): {what} is SKIPPED");
+    assert!(std::env::var("CI").map_or(true, |v| v != "true"), "{message} — but CI=true, where it must run");
+    eprintln!("{message}");
+    None
+}
+
+/// The DOM of a local page after its scripts ran, from headless Chromium (`--dump-dom`). The
+/// flags keep it off the network (this machine has none) and out of the user's profile.
+pub fn rendered_dom(chromium: &str, url: &str, profile: &std::path::Path) -> String {
+    let out = Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--virtual-time-budget=5000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg("--dump-dom")
+        .arg(url)
+        .output()
+        .expect("cannot run chromium");
+    assert!(out.status.success(), "chromium failed on {url}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// `fairyzero-torch`, which `fairyzero` runs for the commands that need a network: next to it.
 /// Another package builds it (torch-cli), so cargo does not build it for these tests: stop with
 /// a clear message rather than with "needs libtorch" errors in every network test.
