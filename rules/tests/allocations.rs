@@ -137,6 +137,16 @@ fn extinction_by_listed_types_allocates_nothing() {
     assert_steady_state_allocates_nothing("kinglet");
 }
 
+/// Multi-move turns: the look-ahead of a royal safe only at its turn's end (Monster's Black) and
+/// the threat of the opponent's two-move turn (Monster's White, Two for One's Black), progressive
+/// turns that a check ends.
+#[test]
+fn multimove_turns_allocate_nothing() {
+    for variant in ["twomove", "marseillais", "progressive", "monster", "twoforone"] {
+        assert_steady_state_allocates_nothing(variant);
+    }
+}
+
 /// Castling, en passant, promotion and the check filter.
 #[test]
 fn chess_hot_path_allocates_nothing() {

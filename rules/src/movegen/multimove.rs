@@ -24,12 +24,32 @@
 //! check and stalemated otherwise (`game_end`). With every-move safety a side is never in check
 //! between its own moves, so running out of moves mid-turn is stalemate.
 
+use std::cell::RefCell;
+
 use crate::{
     moves::MoveList,
     position::Position,
     types::Color,
-    variant::{turns::TurnCheckRule, RoyalRule},
+    variant::{
+        turns::{TurnCheckRule, TurnSchedule},
+        RoyalRule,
+    },
 };
+
+thread_local! {
+    /// Move lists for the look-ahead of multi-move turns (each nested look-ahead takes its own),
+    /// kept so that generating legal moves allocates nothing once they have grown.
+    static SCRATCH: RefCell<Vec<MoveList>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` with a cleared move list from the thread's pool, and gives the list back.
+fn with_scratch<R>(f: impl FnOnce(&mut MoveList) -> R) -> R {
+    let mut list = SCRATCH.with(|pool| pool.borrow_mut().pop()).unwrap_or_default();
+    list.clear();
+    let result = f(&mut list);
+    SCRATCH.with(|pool| pool.borrow_mut().push(list));
+    result
+}
 
 impl Position {
     /// Whether the driver's own royal filter (every move leaves the royal safe) applies to the
@@ -43,6 +63,16 @@ impl Position {
     /// through every other legality filter but forced capture.
     pub(super) fn retain_turn_legal(&mut self, out: &mut MoveList) {
         let Some(&schedule) = self.schedule() else { return };
+        self.retain_by_turn_rules(schedule, out);
+        if out.is_empty() && self.long_threat_horizon(self.side) > 1 {
+            // No legal move: the result needs to know whether the royal is within reach of
+            // the opponent's turn, which only a position that can make moves can tell.
+            let threatened = self.threatened_by_next_turn(self.side);
+            self.turn_threat = Some((self.hash, threatened));
+        }
+    }
+
+    fn retain_by_turn_rules(&mut self, schedule: TurnSchedule, out: &mut MoveList) {
         let us = self.side;
         if self.variant.rules.royal != RoyalRule::Checkmate || self.n_royals[us.index()] == 0 {
             // Played to the capture of the royal (Double move chess): no check to obey.
@@ -77,9 +107,10 @@ impl Position {
     /// Mid-turn, for a side whose royal need only be safe at the end: whether some continuation
     /// of the turn is legal (the legal moves here are exactly the moves that have one).
     fn turn_can_end_safely(&mut self) -> bool {
-        let mut next = MoveList::new();
-        self.legal_moves(&mut next);
-        !next.is_empty()
+        with_scratch(|next| {
+            self.legal_moves(next);
+            !next.is_empty()
+        })
     }
 
     /// Whether the side to move (the opponent of `us`) could capture a royal of `us` within its
@@ -96,13 +127,14 @@ impl Position {
         }
         let them = self.side;
         let free = self.schedule().is_some_and(|s| s.safe_at_end[them.index()]);
-        let mut moves = MoveList::new();
-        self.pseudo_legal_moves_of(them, &mut moves);
-        moves.iter().any(|&m| {
-            self.make(m);
-            let hit = self.side == them && (free || !self.in_check(them)) && self.royal_capturable(us, horizon - 1);
-            self.unmake();
-            hit
+        with_scratch(|moves| {
+            self.pseudo_legal_moves_of(them, moves);
+            moves.iter().any(|&m| {
+                self.make(m);
+                let hit = self.side == them && (free || !self.in_check(them)) && self.royal_capturable(us, horizon - 1);
+                self.unmake();
+                hit
+            })
         })
     }
 
@@ -114,22 +146,40 @@ impl Position {
         if self.in_check(us) {
             return true;
         }
-        let Some(&schedule) = self.schedule() else { return false };
-        let them = us.other();
-        let fullmove_after = self.fullmove + u32::from(us == Color::Tan);
-        let horizon = schedule.capture_horizon(them, fullmove_after);
-        if horizon <= 1 || self.variant.rules.royal != RoyalRule::Checkmate {
+        if self.long_threat_horizon(us) <= 1 {
             return false;
         }
-        // As if `us` passed: the opponent starts its turn here (a copy: this runs only when the
-        // side to move has no legal move).
-        let mut scratch = self.clone();
-        scratch.hash ^= scratch.state_hash();
-        scratch.side = them;
-        scratch.fullmove = fullmove_after;
-        scratch.ep = None;
-        scratch.start_turn();
-        scratch.hash ^= scratch.state_hash();
-        scratch.royal_capturable(us, horizon)
+        // Known from generating this position's legal moves (none), or worked out on a copy.
+        match self.turn_threat {
+            Some((hash, threatened)) if hash == self.hash && us == self.side => threatened,
+            _ => self.clone().threatened_by_next_turn(us),
+        }
+    }
+
+    /// How many moves of the opponent's next turn could take a royal of `us` (the side to
+    /// move) if `us` ended its turn here: more than 1 only against a multi-move turn with free
+    /// checks, in a game with check.
+    fn long_threat_horizon(&self, us: Color) -> u32 {
+        let Some(schedule) = self.schedule() else { return 1 };
+        if self.variant.rules.royal != RoyalRule::Checkmate {
+            return 1;
+        }
+        schedule.capture_horizon(us.other(), self.fullmove + u32::from(us == Color::Tan))
+    }
+
+    /// Whether the opponent's next turn could take a royal of `us` if `us`, to move, passed:
+    /// the opponent starts its turn here (made in place and taken back).
+    fn threatened_by_next_turn(&mut self, us: Color) -> bool {
+        let horizon = self.long_threat_horizon(us);
+        let saved = (self.side, self.fullmove, self.ep, self.turn_left, self.hash);
+        self.hash ^= self.state_hash();
+        self.side = us.other();
+        self.fullmove += u32::from(us == Color::Tan);
+        self.ep = None;
+        self.start_turn();
+        self.hash ^= self.state_hash();
+        let threatened = self.royal_capturable(us, horizon);
+        (self.side, self.fullmove, self.ep, self.turn_left, self.hash) = saved;
+        threatened
     }
 }

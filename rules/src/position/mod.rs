@@ -81,6 +81,10 @@ pub struct Position {
     /// Moves left in the current turn, this one included, in a variant with multi-move turns
     /// (`[turns]`, `multimove`); unused (0) in every other variant.
     pub(crate) turn_left: u16,
+    /// The last position (by hash) found without legal moves in a variant whose turns let the
+    /// opponent take a royal within its next turn, and whether the royal was within its reach
+    /// (`movegen::multimove`): read by the result, which cannot make moves itself.
+    pub(crate) turn_threat: Option<(u64, bool)>,
     /// Pieces in hand per `Piece::index()` (`[drops]`, see `hand`); empty without drops.
     pub(crate) hand: Vec<u8>,
 }
@@ -173,6 +177,7 @@ impl Position {
             last_move_was_pass: false,
             royal_less_root: false,
             turn_left: raw.turn_left,
+            turn_threat: None,
             hand: raw.hand,
             variant,
         };
