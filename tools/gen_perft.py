@@ -45,6 +45,11 @@ import sys
 import tempfile
 import time
 
+try:  # python-chess: the pc oracles and the rule overlay (only the variants that use them need it)
+    import chess
+except ImportError:  # pragma: no cover
+    chess = None
+
 FSF_CLI = os.environ.get("FSF_CLI", "/usr/games/fairy-stockfish")
 
 # Budgets (leaf counts) for the slow cross-check oracles.
@@ -915,6 +920,89 @@ VARIANTS = {
               "3r4/p1k1b1r1/8/2p1p3/2b1P1P1/PpPPQ2N/1P2B2R/1RB1K1N1 w - - 3 31", 3),
         ],
     },
+    "atomic": {
+        # Modern atomic chess (not on the list; it validates the explosion hook of list #17,
+        # dossier §3.1 "Explosion"): FSF built-in `atomic` (pyffish only, the 11.1 CLI has none)
+        # and python-chess `AtomicBoard`. The random positions are python-chess playouts with
+        # random.Random(seed).choice(sorted(legal moves by UCI)), seeds 1-5.
+        "cli": None, "py": "atomic", "ini": None, "pc": "atomic",
+        "positions": [
+            P("start position (python-chess d5 4 864 979, run once by root move, = fairyzero; the dossier quotes cutechess d5 4 865 037)",
+              "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 4),
+            P("adjacent kings: neither is in check, and the rook cannot take a king next to its own",
+              "8/8/8/3kK3/8/8/8/R7 w - - 0 1", 4),
+            P("castling through and onto squares next to the enemy king (not attacked for the king)",
+              "r6r/8/8/8/8/8/6k1/R3K2R w KQ - 0 1", 3),
+            P("en passant explodes on d6, the capturing pawn's arrival square (Nc7 and Be7 go)",
+              "4k3/2n1B3/8/3pP3/8/8/8/4K3 w - d6 0 2", 4),
+            P("in check, Qxb3 blows up the black king and is legal; Kxd2 would blow up its own king",
+              "4r3/8/8/8/8/Qnk5/3n4/4K3 w - - 0 1", 4),
+            P("kings side by side, a rook on their rank: no check, and the white king may not step away into it",
+              "8/8/8/8/8/3k4/3K3r/8 w - - 0 1", 4),
+            P("a capture that promotes explodes (the new queen dies with the rook)",
+              "1r2k3/P7/8/8/8/8/8/4K3 w - - 0 1", 4),
+            P("random middlegame (seeded playout 1, 20 plies)",
+              "rn1qkb1r/1pp1n3/5pp1/p3p2p/5P1P/1PBP3b/P1P3P1/2RQKBNR w Kkq - 0 11", 3),
+            P("random middlegame (seeded playout 2, 30 plies)",
+              "rn2k2r/p1p2p2/5n2/Ppbp4/2P5/8/1P1PPP2/RNBQK2R w kq - 0 16", 3),
+            P("random middlegame (seeded playout 3, 30 plies)",
+              "1rb2bn1/p1qppkp1/4rp2/1pp4p/1nPPPN2/PN6/1PQ2PPP/1RB1KB1R w K - 3 16", 3),
+            P("random middlegame (seeded playout 4, 50 plies)",
+              "r1k2Nr1/p1p3p1/3bn3/2P1pn1p/2bB3P/3P2P1/1P3P2/3K1B1R w - - 3 26", 3),
+            P("random endgame-ish (seeded playout 5, 60 plies)",
+              "2R4r/pp1k1p1p/8/P6P/3pp1P1/q7/1P1P4/2B2K2 w - - 10 31", 4),
+        ],
+    },
+    # No engine plays Explosion Chess (#17) or Circe Chess (#29): the oracle is RuleOverlay below, a
+    # second implementation of fairyzero's reading of the rules on top of python-chess. The
+    # hand-derived counts and rulings in rules/tests/explosion.rs and circe.rs are the ground truth
+    # for the reading itself. Random positions: overlay playouts with
+    # random.Random(seed).choice(sorted(legal moves by UCI)).
+    "explosion": {
+        "cli": None, "py": None, "ini": None, "pc": "explosion",
+        "rules": "list #17, configs/variants/explosion.toml: a capture also removes the captured side's men on the "
+                 "eight squares round the captured man; the capturer survives; blowing up the king wins.",
+        "positions": [
+            P("start position", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 4),
+            P("Kxe2 is legal: the blast removes its protector d3 (hand-checked d1 5, d2 52)",
+              "4k3/8/8/8/8/3p4/4n3/4K3 w - - 0 1", 4),
+            P("Rxd8 blows up the king e8 (hand-checked d1 14, d2 120)", "3nk3/7p/8/8/8/8/8/3RK3 w - - 0 1", 4),
+            P("en passant blasts round the passed pawn", "4k3/2np4/8/4P3/2n5/8/8/4K3 b - - 0 1", 4),
+            P("in check, Qxd7 blows up the king and is legal", "3rk3/3n4/8/8/8/8/8/3QK2r w - - 0 1", 4),
+            P("Bxf2 blows up the castling king; Bxg2-style blasts take a rook's right",
+              "4k3/8/1b6/8/8/8/5N2/R3K2R b KQ - 0 1", 3),
+            P("random middlegame (seeded playout 1, 20 plies)",
+              "rnb1k1nr/ppp2p2/3q1bp1/4p2Q/1P5P/P2PN3/2PP1PP1/1RB1KBNR w Kkq - 1 11", 3),
+            P("random middlegame (seeded playout 5, 30 plies)",
+              "rn3rk1/pp2ppnp/1q2bb2/P1pp2p1/5PPP/BP6/2PPB1R1/1N1QK1NR w K - 3 16", 3),
+            P("random middlegame (seeded playout 3, 40 plies)",
+              "r1b2bn1/3qp3/P3kp2/3p3p/3PPPpP/1r1B2P1/8/3K2NR w - - 1 21", 3),
+            P("random endgame-ish (seeded playout 4, 60 plies)",
+              "r2bk2r/8/BN3n2/p6p/5PnP/Pp4P1/1P1K4/R1B4R w - - 7 31", 3),
+        ],
+    },
+    "circe": {
+        "cli": None, "py": None, "ini": None, "pc": "circe",
+        "rules": "list #29, configs/variants/circe.toml: a captured man is reborn on its home square if empty "
+                 "(R/B/N by the capture square's colour, pawns on their 2nd rank, Q on d1/d8), otherwise lost.",
+        "positions": [
+            P("start position", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 4),
+            P("Rxc4 is illegal: the bishop reborn on f1 would check g2 (hand-checked d1 17; chess 18)",
+              "2r5/8/8/7K/2B5/8/6k1/8 b - - 0 1", 4),
+            P("rebirth squares taken or free: the rook's a1/h1, the queen's d1, pawns' 2nd rank",
+              "r3k3/1P6/8/3q4/2RpP3/8/8/4K2N b q e3 0 1", 3),
+            P("Rxd1+: the queen's rebirth square d1 holds the capturer, so the queen is lost",
+              "3rk3/8/8/8/8/8/8/3QK3 b - - 0 1", 4),
+            P("random middlegame (seeded playout 1, 20 plies)",
+              "rnbqkb1r/pp1p2p1/5n2/2p1p2p/1PN3PP/3P1p1N/P1PP1P2/1RBQKBR1 w kq - 1 11", 3),
+            P("random middlegame (seeded playout 2, 30 plies)",
+              "1rb1kbnr/p1p4N/3q4/Ppnp1p1p/3P2pP/1P4P1/2PKPP2/RNBQ1B1R w k - 3 16", 3),
+            P("random middlegame (seeded playout 3, 40 plies)",
+              "rrb3n1/2q1p1b1/p3kp2/1ppp2pp/1nPPP3/PN2B3/1PQ2PPP/1R2KB1R w - - 0 21", 3),
+            P("random endgame-ish (seeded playout 4, 60 plies)",
+              "3r4/p1k1b1r1/8/2p1p3/2b1P1P1/PpPPQ2N/1P2B2R/1RB1K1N1 w - - 3 31", 3),
+        ],
+    },
     "xiangqi": {
         # List #79: FSF built-in `xiangqi` (CLI and pyffish); the random positions are pyffish
         # playouts with random.Random(seed).choice(sorted(legal_moves)), seeds 1-5 (30 plies for
@@ -1047,7 +1135,108 @@ def pc_board(kind, fen):
         return chess.Board(fen)
     if kind == "antichess":
         return chess.variant.AntichessBoard(fen)
+    if kind == "atomic":
+        return chess.variant.AtomicBoard(fen)
     raise ValueError(kind)
+
+
+class RuleOverlay:
+    """A rule overlay on python-chess for the list's Explosion Chess (#17) and Circe Chess (#29),
+    which no engine here plays. It is not an external engine: it is a second implementation of
+    fairyzero's reading of those rules (configs/variants/explosion.toml and circe.toml), written
+    independently of the Rust one on top of python-chess's orthodox move generation, so that
+    perft catches implementation slips (make/unmake, castling rights, en passant, legality).
+
+    Legal moves: python-chess's pseudo-legal moves (castling already refused out of, through or
+    into an attacked square), each made with the rule's side effect and kept if the mover's king
+    is then not attacked. Explosion: a capture removes the captured side's men on the eight
+    squares round the captured man (en passant: round the passed pawn), with the castling rights
+    they carried; a move that removes the enemy king is legal and ends the game (a side without
+    a king has no moves). Circe: the captured man is put on its rebirth square if that is empty
+    (pawn: its second rank on the capture file; Q: d1/d8; R, B, N: the home square of the
+    capture square's colour); no castling right comes back."""
+
+    def __init__(self, rule, fen):
+        self.rule = rule
+        self.b = chess.Board(fen)
+
+    def _victim(self, m):
+        b = self.b
+        if b.is_en_passant(m):
+            sq = m.to_square + (-8 if b.turn == chess.WHITE else 8)
+            return sq, b.piece_at(sq)
+        if b.is_castling(m):
+            return None
+        p = b.piece_at(m.to_square)
+        return (m.to_square, p) if p is not None and p.color != b.turn else None
+
+    def push(self, m):
+        b = self.b
+        us = b.turn
+        victim = self._victim(m)
+        b.push(m)  # pop() restores the whole board state, these edits included
+        # BaseBoard's editors: Board's own would clear the move stack that pop() needs.
+        if victim is None:
+            return
+        sq, piece = victim
+        if self.rule == "explosion":
+            for s in chess.SquareSet(chess.BB_KING_ATTACKS[sq]):
+                p = b.piece_at(s)
+                if p is not None and p.color != us:
+                    chess.BaseBoard.remove_piece_at(b, s)
+                    b.castling_rights &= ~chess.BB_SQUARES[s]
+                    if p.piece_type == chess.KING:
+                        b.castling_rights &= ~(chess.BB_RANK_1 if p.color == chess.WHITE else chess.BB_RANK_8)
+        else:
+            home = self.rebirth_square(piece, sq)
+            if home is not None and b.piece_at(home) is None:
+                chess.BaseBoard.set_piece_at(b, home, piece)
+
+    @staticmethod
+    def rebirth_square(piece, sq):
+        """White's home squares, mirrored to rank 8 for Black; of two, the one whose colour is the
+        capture square's."""
+        if piece.piece_type == chess.PAWN:
+            homes = [chess.square(chess.square_file(sq), 1)]
+        else:
+            homes = {chess.ROOK: [chess.A1, chess.H1], chess.BISHOP: [chess.C1, chess.F1],
+                     chess.KNIGHT: [chess.B1, chess.G1], chess.QUEEN: [chess.D1]}[piece.piece_type]
+        if piece.color == chess.BLACK:
+            homes = [chess.square_mirror(h) for h in homes]
+        light = bool(chess.BB_LIGHT_SQUARES & chess.BB_SQUARES[sq])
+        return next((h for h in homes if bool(chess.BB_LIGHT_SQUARES & chess.BB_SQUARES[h]) == light), homes[0])
+
+    def pop(self):
+        self.b.pop()
+
+    def legal(self):
+        b = self.b
+        us = b.turn
+        if b.king(us) is None or b.king(not us) is None:
+            return []
+        out = []
+        for m in list(b.generate_pseudo_legal_moves()):
+            self.push(m)
+            if b.king(not us) is None:
+                ok = True  # blew up the enemy king: over before any check matters
+            else:
+                ok = b.king(us) is not None and not b.is_attacked_by(not us, b.king(us))
+            self.pop()
+            if ok:
+                out.append(m)
+        return out
+
+
+def _ov_perft(board, depth):
+    moves = board.legal()
+    if depth == 1:
+        return len(moves)
+    n = 0
+    for m in moves:
+        board.push(m)
+        n += _ov_perft(board, depth - 1)
+        board.pop()
+    return n
 
 
 def _pc_perft(board, depth):
@@ -1064,7 +1253,13 @@ def _pc_perft(board, depth):
 
 
 def pc_perft(kind, fen, depth):
+    if kind in ("explosion", "circe"):
+        return 1 if depth == 0 else _ov_perft(RuleOverlay(kind, fen), depth)
     return _pc_perft(pc_board(kind, fen), depth)
+
+
+# How the python-chess based oracles are named in the files.
+PC_NAME = {"explosion": "python-chess+overlay", "circe": "python-chess+overlay"}
 
 
 # ---------------------------------------------------------------------------
@@ -1118,7 +1313,7 @@ def compute_variant(name, spec, pool, log):
                     per[d]["FSF-CLI"] = n
                     primary[d] = ("FSF-CLI", n)
             # pyffish
-            for d in depths:
+            for d in depths if spec["py"] else []:
                 if spec["cli"] and (primary[d][1] > PYFFISH_BUDGET and d > 1):
                     break
                 n = py_perft(spec["py"], fen, d, spec["ini"], pool)
@@ -1128,9 +1323,12 @@ def compute_variant(name, spec, pool, log):
             # python-chess
             if spec["pc"]:
                 for d in depths:
-                    if primary[d][1] > PYCHESS_BUDGET and d > 1:
+                    if d in primary and primary[d][1] > PYCHESS_BUDGET and d > 1:
                         break
-                    per[d]["python-chess"] = pc_perft(spec["pc"], fen, d)
+                    n = pc_perft(spec["pc"], fen, d)
+                    per[d][PC_NAME.get(spec["pc"], "python-chess")] = n
+                    if d not in primary:
+                        primary[d] = (PC_NAME.get(spec["pc"], "python-chess"), n)
             # published numbers
             for d, n in pos["pub"].items():
                 if d in per:
@@ -1170,6 +1368,10 @@ def write_variant(name, spec, results, outdir, vers):
         lines.append("#   with d-file kings is given to the oracles as its mirror image (tools/gen_perft.py mirror_files).")
     elif name in FEN_ONLY:
         lines.append("# Rules: orthodox chess (Fairy-Stockfish `chess`, python-chess) from this variant's own start array.")
+    elif spec["pc"] in PC_NAME:
+        lines.append(f"# Rules: {spec['rules']}")
+        lines.append("#   No engine plays it: the oracle is tools/gen_perft.py's RuleOverlay on python-chess, a second")
+        lines.append("#   implementation of the same reading (the hand-checked rulings are in rules/tests/).")
     elif name == "berolina":
         lines.append("# Rules: Fairy-Stockfish `berolina` (pyffish only: the FSF 11.1 CLI has no berolina).")
     else:

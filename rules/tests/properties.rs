@@ -15,6 +15,7 @@ use fairyzero_rules::{
     geometry::{self, Atom},
     perft, perft_divide,
     powers::PowerSpec,
+    spec::capture_spec::{EnemyRoyalBlast, OwnRoyalBlast},
     variant::{
         builtin_names, turns::TurnCheckRule, CheckingRule, NotationStyle, RepetitionRule, RoyalChoice, RoyalRule,
     },
@@ -725,9 +726,30 @@ fn legal_moves_are_distinct_pseudo_legal_moves() {
             // Checkless chess: a check must also mate.
             let mate_only = v.rules.checking == CheckingRule::MateOnly;
             let mut replies = MoveList::new();
+            // Explosions (movegen/explosion.rs): a move may not blow up a royal of the mover's
+            // (`own_royal_blast = "illegal"`), and one that blows up the opponent's last royal
+            // is legal whatever it leaves (`enemy_royal_blast = "wins"`).
+            let royals = |pos: &Position, c: Color| {
+                pos.occupied(c)
+                    .iter()
+                    .filter(|&s| pos.piece_at(s).is_some_and(|p| v.pieces[p.kind().index()].royal))
+                    .count()
+            };
+            let before = [royals(pos, us), royals(pos, us.other())];
             for m in &pseudo {
                 pos.make(*m);
-                let safe = !pos.in_check(us);
+                let safe = match &v.rules.explosion {
+                    None => !pos.in_check(us),
+                    Some(ex) => {
+                        let (mine, theirs) = (royals(pos, us), royals(pos, us.other()));
+                        if mine < before[0] && ex.own_royal_blast == OwnRoyalBlast::Illegal {
+                            false
+                        } else {
+                            (theirs == 0 && before[1] > 0 && ex.enemy_royal_blast == EnemyRoyalBlast::Wins)
+                                || !pos.in_check(us)
+                        }
+                    }
+                };
                 let checks_without_mate = mate_only && pos.in_check(us.other()) && {
                     pos.legal_moves(&mut replies);
                     !replies.is_empty()

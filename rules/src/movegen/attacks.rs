@@ -117,7 +117,8 @@ impl Position {
                 royals = &royals[i..=i];
             }
         }
-        royals.iter().any(|&sq| self.is_attacked(sq, color.other()))
+        // Atomic chess: a royal next to the enemy royal cannot be captured (`movegen::explosion`).
+        royals.iter().any(|&sq| self.is_attacked(sq, color.other()) && !self.shielded_by_enemy_royal(sq, color))
             || (self.variant.rules.flying_general && royals.iter().any(|&sq| self.faces_enemy_royal(sq, color)))
     }
 

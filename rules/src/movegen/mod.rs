@@ -16,6 +16,7 @@ mod castling;
 mod checkless;
 mod doubled;
 mod drops;
+mod explosion;
 pub(crate) mod game_end;
 mod legs;
 mod multimove;
@@ -201,16 +202,20 @@ impl Position {
         let us = self.side;
         if royal == RoyalRule::Checkmate && self.n_royals[us.index()] > 0 && self.royal_safe_after_each_move() {
             let shortcut = simple_attacks && !self.in_check(us);
+            // A blast can expose a royal from afar, a reborn man can check: with either, captures
+            // are always made and tested.
+            let (explosive, royals_before) = (self.variant.rules.explosion.is_some(), self.n_royals);
+            let capture_effects = self.has_capture_effects();
             let exposed = if shortcut { self.pin_candidates(us) } else { SquareSet::EMPTY };
             out.retain(|&m| {
                 // A drop out of check only adds a blocker (attacks here are plain leaps and rides).
                 let plain = m.kind == MoveKind::Normal || m.kind == MoveKind::Drop;
                 let risky = !plain || !m.captures().is_empty() || exposed.contains(m.from);
-                if shortcut && !risky {
+                if shortcut && !risky && !(capture_effects && self.is_capture(&m)) {
                     return true;
                 }
                 self.make(m);
-                let ok = !self.in_check(us);
+                let ok = if explosive { self.legal_after_blast(us, royals_before) } else { !self.in_check(us) };
                 self.unmake();
                 ok
             });

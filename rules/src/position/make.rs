@@ -7,7 +7,7 @@
 
 use crate::{
     moves::{Move, MoveKind},
-    position::{turn::actor_square_after, Position, NO_SETUP},
+    position::{capture_effects::Victims, turn::actor_square_after, Position, NO_SETUP},
     types::{CastlingRights, Color, EnPassant, Piece, PieceType, Square},
     variant::{tables::F_CAPTURE, text::MAX_ROYALS},
 };
@@ -208,6 +208,8 @@ impl Position {
     /// captures, displacements, conversion, promotion), journaled.
     pub(crate) fn apply_action(&mut self, mv: &Move, facts: &mut TurnFacts) {
         let us = self.side;
+        // Blasts and rebirths (`capture_effects`) need the victims as they stood.
+        let victims = if self.has_capture_effects() { self.victims_of(mv) } else { Victims::NONE };
         match mv.kind {
             MoveKind::Normal | MoveKind::Stationary => {
                 for &c in mv.captures() {
@@ -272,6 +274,9 @@ impl Position {
                 facts.irreversible = true;
             }
             MoveKind::Setup => unreachable!("a setup ply is made by `make_setup`, never as an action"),
+        }
+        if !victims.is_empty() {
+            self.apply_capture_effects(mv, &victims);
         }
         if !mv.aux.is_none() && matches!(mv.kind, MoveKind::Normal | MoveKind::Convert) {
             self.convert_square(mv.aux, us);

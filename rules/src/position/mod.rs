@@ -12,6 +12,7 @@
 //! tests and the results that need them (checkmate, stalemate) are `impl Position` blocks in
 //! `crate::movegen`; parsing position strings is in `crate::notation`.
 
+mod capture_effects;
 mod displace;
 mod hand;
 mod make;

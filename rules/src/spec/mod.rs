@@ -9,6 +9,7 @@
 //! validates a spec and concludes it into the tables that the position and move generator read.
 
 pub mod betza;
+pub mod capture_spec;
 pub mod drops_spec;
 pub(crate) mod load;
 pub mod mirror;

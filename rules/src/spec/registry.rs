@@ -242,6 +242,10 @@ static REGISTRY: &[Entry] = &[
     row(4, "Prohibition Chess = Checkless Chess", "checkless", &["prohibition"], B, builtin!("checkless")),
     row(32, "Rifle Chess", "rifle", &[], B, builtin!("rifle")),
     row(71, "ICS wild 9 (two kings each)", "wild9", &["twokings"], B, builtin!("wild9")),
+    // Capture side effects (issue 21): explosions (validated on modern atomic chess) and rebirth.
+    off_list("atomic", &[], "Atomic chess (the modern game: blasts of both sides, pawns spared)", builtin!("atomic")),
+    row(17, "Explosion Chess", "explosion", &[], B, builtin!("explosion")),
+    row(29, "Circe Chess", "circe", &[], B, builtin!("circe")),
     // Multi-move turns (issue 21): each move of a turn is one ply of the same side (`[turns]`).
     row(11, "Two Move Chess", "twomove", &[], B, builtin!("twomove")),
     row(12, "Marseillaise (Double-Move) Chess", "marseillais", &["marseillaise"], B, builtin!("marseillais")),
@@ -260,11 +264,9 @@ static REGISTRY: &[Entry] = &[
     row(8, "Compromise Chess", "compromise", &[], B, NotYet("needs the opponent to choose between two offered moves: an action is a pair of moves (a heavy hook)")),
     row(9, "May I?", "mayi", &[], B, NotYet("needs an opponent's approval sub-turn, and an approved move may leave the king en prise")),
     row(10, "Pocket Knight Chess", "pocketknight", &[], A, builtin!("pocketknight")),
-    row(17, "Explosion Chess", "explosion", &[], B, NotYet("needs a capture that also removes the victim's own men around it (the capturer survives)")),
-    row(18, "Atomic chess (Hyatt's description)", "hyattatomic", &[], B, NotYet("needs one exploding piece a side, and the source does not say what sets it off")),
+    row(18, "Atomic chess (Hyatt's description)", "hyattatomic", &[], B, NotYet("needs one designated exploding piece a side (the `[explosion]` hook blasts on every capture), and the source does not say what sets it off")),
     row(22, "Odds games", "odds", &[], A, Several(ODDS)),
     row(23, "Pawns Game", "pawnsgame", &[], A, NotYet("the extra pawns stand anywhere on the 3rd and 4th ranks at the player's choice: no fixed array, and setup phases place pairs on fixed squares")),
-    row(29, "Circe Chess", "circe", &[], B, NotYet("needs rebirth of a captured man on its home square, and a rebirth that checks the capturer makes the capture illegal")),
     row(30, "Rebirth-Chess", "rebirth", &[], B, NotYet("needs drops restricted to a captured man's own starting square (per-piece identity)")),
     row(31, "Canadian (Madhouse) Chess", "madhouse", &["canadian"], B, NotYet("needs a placement sub-move after each capture (the capturer places the victim)")),
     row(34, "Super Chess (14x14)", "superchess", &[], B, NotYet("needs auras, rebirth, checkers captures and path movers (heavy), and the author calls the rules incomplete")),

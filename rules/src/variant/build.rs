@@ -312,6 +312,8 @@ impl Variant {
         };
         let drops = spec.drops.as_ref().and_then(|d| d.conclude(&spec, lookup, &mut problems));
         let (geo, cells) = topology::conclude(&spec, &geometries, &full_geometries, &mut problems);
+        let (explosion, rebirth) =
+            super::capture_effects::conclude(&spec, geo, dims, &pieces, &powers, &lookup, &mut problems);
         if !problems.is_empty() {
             return Err(problems);
         }
@@ -371,7 +373,8 @@ impl Variant {
             mirror_type.iter_mut().for_each(|t| *t = None);
         }
         // Royalty by position (ICS wild 9: the first king by file) is not its own mirror image.
-        if spec.royal_choice != super::RoyalChoice::All {
+        // Circe's rebirth squares are not their own mirror image (the queen's d1).
+        if spec.royal_choice != super::RoyalChoice::All || rebirth.is_some() {
             mirror_safe.iter_mut().for_each(|s| *s = false);
             mirror_type.iter_mut().for_each(|t| *t = None);
         }
@@ -432,6 +435,8 @@ impl Variant {
                 capture: spec.capture,
                 checking: spec.checking,
                 royal_choice: spec.royal_choice,
+                explosion,
+                rebirth,
                 turns,
             },
             hash: fnv1a(resolved.as_bytes()),

@@ -9,6 +9,7 @@
 
 pub(crate) mod attack_tables;
 mod build;
+pub mod capture_effects;
 pub(crate) mod castling;
 pub(crate) mod drops;
 pub(crate) mod legs;
@@ -125,6 +126,10 @@ pub struct Rules {
     pub checking: CheckingRule,
     /// Which royals count for check (ICS wild 9: the first by file).
     pub royal_choice: RoyalChoice,
+    /// Blasts round captures (atomic chess, Explosion Chess).
+    pub explosion: Option<capture_effects::Explosion>,
+    /// Rebirth of captured men (Circe Chess).
+    pub rebirth: Option<capture_effects::Rebirth>,
     /// Multi-move turns (`[turns]`, issue 21 rows #11-#16); `None`: one move per turn.
     pub turns: Option<turns::TurnSchedule>,
 }
