@@ -233,6 +233,19 @@ fn transformed_fen(base: &Position, map: &dyn Fn(Square) -> Square, swap: bool, 
             s.push('/');
         }
     }
+    // Pieces in hand (`[drops]`): the pocket, its colours swapped with the board's.
+    if v.has_drops() {
+        s.push('[');
+        // Blue's, then Tan's, each from the last type to the first, as the engine prints them.
+        for color in [Color::Blue, Color::Tan] {
+            for t in (0..v.piece_count()).rev() {
+                let kind = fairyzero_rules::PieceType(t as u8);
+                let held = base.in_hand(Piece::new(kind, if swap { color.other() } else { color }));
+                s.push_str(&v.piece_token(Piece::new(kind, color)).repeat(held as usize));
+            }
+        }
+        s.push(']');
+    }
     let side = if swap { base.side_to_move().other() } else { base.side_to_move() };
     s.push_str(if side == Color::Blue { " w " } else { " b " });
     let fen = base.to_fen();
@@ -284,7 +297,9 @@ fn transformed_fen(base: &Position, map: &dyn Fn(Square) -> Square, swap: bool, 
 /// Reverses every rank of a position string's board field textually (digits, letters and
 /// parenthesised tokens), as an independent way to mirror a position left-right.
 fn mirror_board_text(board: &str) -> String {
-    board
+    // A pocket (`[Nn]`) is not on the board: it stays as it is.
+    let (board, pocket) = board.split_at(board.find('[').unwrap_or(board.len()));
+    let mirrored = board
         .split('/')
         .map(|rank| {
             let bytes = rank.as_bytes();
@@ -309,7 +324,8 @@ fn mirror_board_text(board: &str) -> String {
             tokens.concat()
         })
         .collect::<Vec<_>>()
-        .join("/")
+        .join("/");
+    mirrored + pocket
 }
 
 fn swap_outcome(o: Option<Outcome>, swap: bool) -> Option<Outcome> {
@@ -721,6 +737,7 @@ fn legal_moves_are_distinct_pseudo_legal_moves() {
             && !pos.in_setup()
             && !v.rules.forced_capture
             && v.rules.repetition != RepetitionRule::ThirdIllegal
+            && !(v.must_drop() && pos.has_pieces_in_hand(us))
             && pos.immediate_outcome().is_none();
         if simple {
             // Checkless chess: a check must also mate.

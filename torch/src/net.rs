@@ -39,7 +39,7 @@ use tch::{
 use fairyzero_model::{
     config::{NetConfig, Precision, PrecisionSetting},
     encoding::{
-        global, piece_vocab, plane, EncodedBatch, CAPTURE_COUNT_SLOTS, MOVE_KIND_SLOTS, NO_SQUARE,
+        global, global_len, piece_vocab, plane, EncodedBatch, CAPTURE_COUNT_SLOTS, MOVE_KIND_SLOTS, NO_SQUARE,
         SECOND_ACTION_KIND_SLOT,
     },
     identity::{piece_identities, PieceIdentity},
@@ -301,13 +301,15 @@ impl HostTensors {
         let captures = block(2, self.captures);
         let second = block(5, self.seconds);
         let plane_len = b * plane::COUNT as i64 * h * w;
+        // Global features per position: the fixed ones, plus the hands of a drop variant.
+        let globals = (self.floats.len() as i64 - plane_len) / b.max(1);
         NetInput {
             batch: b,
             height: h,
             width: w,
             pieces,
             planes: floats.narrow(0, 0, plane_len).view([b, plane::COUNT as i64, h, w]),
-            global: floats.narrow(0, plane_len, b * global::COUNT as i64).view([b, global::COUNT as i64]),
+            global: floats.narrow(0, plane_len, b * globals).view([b, globals]),
             move_from: moves.get(0),
             move_to: moves.get(1),
             move_kind: moves.get(2),
@@ -506,7 +508,7 @@ impl Net {
         let input = &root / "input";
         let piece_embedding = embedding(&input / "piece_embedding", piece_vocab(types), e, 1.0);
         let stem = conv(&input / "stem", e + plane::COUNT, c, 3);
-        let stem_global = linear(&input / "global", global::COUNT, c);
+        let stem_global = linear(&input / "global", global_len(&variant), c);
 
         let trunk = &root / "trunk";
         let blocks = (0..config.blocks)

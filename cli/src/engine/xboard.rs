@@ -67,6 +67,10 @@ pub fn carry(variant: &Variant) -> Result<Carry, String> {
     if variant.has_setup_phase() {
         return Err("it has a setup phase, which CECP cannot express".into());
     }
+    if variant.has_drops() {
+        // XBoard's holdings come with its own drop variants' rules (captures go to hand).
+        return Err("it has pieces in hand (drops), which XBoard's engine-defined variants cannot hold".into());
+    }
     if variant.has_regional_moves() || variant.rules.flying_general {
         // XBoard's own xiangqi has other piece letters and coordinates; an engine-defined
         // board would lose the palace, the river and the facing generals.
