@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
-"""Reference perft for the multi-move turn variants (issue 21 rows #11-#14, #16), derived from
+"""Reference perft for the multi-move turn variants (issue 21 rows #11-#16), derived from
 python-chess: no engine plays these games, so each rule is written here on top of python-chess's
 orthodox move generation, independently of fairyzero's code, and the counts go into
-rules/tests/multimove.rs as constants (the test suite never runs this script).
+rules/tests/data/<variant>.perft and rules/tests/multimove.rs (the test suite never runs this
+script).
 
 A move of a turn is one ply. After a move that leaves the turn going on, a null move hands the
 move back to the same side (python-chess's null move also drops the en-passant right, which is
-the fairyzero rule: a right lasts one move). Monster Chess (#15) is left out: its capture-only
-pawns are not a python-chess piece.
+the fairyzero rule: a right lasts one move). Monster Chess's (#15) capture-only pawns are Black's
+python-chess pawns with their pushes and en-passant captures taken out (Black has no other pawn).
 
     python3 tools/multimove_perft.py twomove 4                  # start position, d1-d4
     python3 tools/multimove_perft.py twomove 3 "<FEN>" LEFT TURN  # any position
@@ -26,16 +27,19 @@ MODE = {
     "doublemove": ((2, 2), 1, "any", (False, False), True),
     "progressive": (None, 1, "ends_turn", (False, False), False),
     "twoforone": ((2, 1), 2, "any", (True, False), False),
+    "monster": ((1, 2), 1, "any", (False, True), False),
 }
 
 STARTS = {
     "twoforone": "rnbqkbnr/pppppppp/8/8/8/2PPPP2/4K3/8 w kq - 0 1",
+    "monster": "8/4k3/2pppp2/8/8/8/PPPPPPPP/RNBQKBNR w KQ - 0 1",
 }
 
 
 class Game:
     def __init__(self, name, fen=None, left=None, turn=None):
         self.moves, self.first, self.check, self.safe, self.capture = MODE[name]
+        self.monster = name == "monster"
         self.board = chess.Board(fen or STARTS.get(name, chess.STARTING_FEN))
         self.turn = turn or 1  # the game's turn index (progressive lengths)
         self.left = left or self.quota(chess.WHITE, self.turn)
@@ -83,7 +87,7 @@ class Game:
         if horizon <= 1:
             return False
         them = self.board.turn
-        for m in list(self.board.pseudo_legal_moves):
+        for m in self.generate(pseudo=True):
             u = self.push(m)
             hit = (self.board.turn == them and (self.safe[0 if them == chess.WHITE else 1] or not self.attacked(them))
                    and self.capturable(us, horizon - 1))
@@ -97,15 +101,22 @@ class Game:
             return []
         us = self.board.turn
         safe_at_end = self.safe[0 if us == chess.WHITE else 1]
-        if self.capture or safe_at_end:
-            cands = list(self.board.pseudo_legal_moves)
-        else:
-            cands = list(self.board.legal_moves)
+        cands = self.generate(pseudo=self.capture or safe_at_end)
         if self.capture:
             # No check: castling is not restricted by attacked squares either (python-chess's
             # pseudo-legal castling is, so those moves are made here).
             return [m for m in cands if not self.board.is_castling(m)] + list(self.free_castles())
         return self.filtered(cands, us, safe_at_end)
+
+    def generate(self, pseudo):
+        """python-chess's moves of the side to move; in Monster Chess, Black's pawns only capture
+        (no push, no en passant)."""
+        moves = list(self.board.pseudo_legal_moves if pseudo else self.board.legal_moves)
+        if self.monster and self.board.turn == chess.BLACK:
+            b = self.board
+            moves = [m for m in moves if b.piece_type_at(m.from_square) != chess.PAWN
+                     or (b.piece_at(m.to_square) is not None and not b.is_en_passant(m))]
+        return moves
 
     def free_castles(self):
         b = self.board
@@ -175,15 +186,15 @@ POSITIONS = [
     ("progressive", "Kiwipete, White's turn of three moves", KIWIPETE + " w KQkq - 0 2", 3, 3, 3),
     ("progressive", "after 3.Bb5+: Black's turn of four starts in check",
      "rnbqkbnr/ppp2ppp/8/1B1pp3/4P3/8/PPPP1PPP/RNBQK1NR b KQkq - 1 2", 4, 4, 3),
+    ("monster", "start position", None, None, None, 4),
+    ("monster", "Black's pawns among White's men, Black's first move of two",
+     "8/8/8/7k/3B4/2pNpp2/4P3/3QK3 b - - 0 5", 2, 10, 3),
     ("twoforone", "start position", None, None, None, 4),
     ("twoforone", "queen against the pawns, White's first move", "4k3/8/8/8/3q4/2PPPP2/4K3/8 w - - 0 5", 2, 9, 3),
     ("twoforone", "queen against the pawns, White's second move", "4k3/8/8/8/3q4/2PPPP2/4K3/8 w - - 0 5", 1, 9, 3),
     ("twoforone", "Black to move with rooks", "r3k2r/8/8/8/8/2PPPP2/4K3/8 b kq - 0 5", 1, 10, 3),
 ]
 
-# Monster Chess's capture-only pawns are no python-chess piece: its start counts are by hand
-# (rules/tests/multimove.rs, monster_perft_from_the_start, says how).
-MONSTER_BY_HAND = [(1, 20), (2, 100), (3, 520)]
 
 HEADER = """# fairyzero perft reference data: {name}
 # Generated by tools/multimove_perft.py. Do not edit by hand; rerun the script.
@@ -204,14 +215,20 @@ RULES = {
                    "#   (turn n has n moves, a check ends the series); FSF-X plays the Italian rule, a different game",
     "twoforone": "Two for One (list #16), derived: python-chess's moves plus the turn rules (White two moves a\n"
                  "#   turn, its king safe only at the end; Black may not leave its king within White's reach)",
-    "monster": "Monster Chess as the seed's post plays it (list #15): counted by hand (rules/tests/multimove.rs);\n"
-               "#   no engine plays it and its capture-only pawns are no python-chess piece",
+    "monster": "Monster Chess as the seed's post plays it (list #15), derived: python-chess's moves with Black's\n"
+               "#   pawns capture-only (written (cp)), plus the turn rules (White one move, Black two, its king safe\n"
+               "#   only at the end; White may not leave its king within Black's reach); d1-d3 also counted by hand",
 }
 
 
 def fairyzero_fen(g):
-    """python-chess's FEN with the turn field appended, fullmove counting turns."""
-    return "%s %d/%d" % (g.board.fen(), g.left, g.quota(g.board.turn, g.turn))
+    """python-chess's FEN with the turn field appended, fullmove counting turns (Monster: Black's
+    pawns written as capture-only pawns)."""
+    fen = g.board.fen()
+    if g.monster:
+        board, rest = fen.split(" ", 1)
+        fen = board.replace("p", "(cp)") + " " + rest
+    return "%s %d/%d" % (fen, g.left, g.quota(g.board.turn, g.turn))
 
 
 def write_all():
@@ -224,10 +241,6 @@ def write_all():
             lines.append("perft %d %d" % (d, g.perft(d)))
         by_variant.setdefault(name, []).extend(lines)
         print(name, what, lines[-1], flush=True)
-    monster = ["#", "# position: start position",
-               "fen 8/4k3/2(cp)(cp)(cp)(cp)2/8/8/8/PPPPPPPP/RNBQKBNR w KQ - 0 1 1/1"]
-    monster += ["perft %d %d" % dn for dn in MONSTER_BY_HAND]
-    by_variant["monster"] = monster
     for name, lines in by_variant.items():
         with open(os.path.join(root, name + ".perft"), "w") as f:
             f.write(HEADER.format(name=name, rules=RULES[name]))

@@ -456,16 +456,19 @@ fn monster_white_threatened_with_no_legal_move_is_mated() {
     assert_eq!(pos.outcome(), Some(Outcome::Draw { reason: EndReason::Stalemate }));
 }
 
-/// Monster Chess from the start (hand count): d1 = 20, White's chess moves (none lets Black's
-/// king on e7 reach White's). d2 = 100: after each, Black's first moves are the five king steps
-/// d7, d8, e8, f7, f8 (d6-f6 hold its pawns, which have nothing to take), each with a safe
-/// second move. d3 = 520: the king's second steps, 5 after each first step but 6 after Kf7
-/// (e7, e8, f8, g6, g7, g8): 26 per White move, no White first move reaching ranks 6-8.
+/// Monster Chess from the start. By hand: d1 = 20, White's chess moves (none lets Black's king
+/// on e7 reach White's). d2 = 100: after each, Black's first moves are the five king steps d7, d8,
+/// e8, f7, f8 (d6-f6 hold its pawns, which have nothing to take), each with a safe second move.
+/// d3 = 520: the king's second steps, 5 after each first step but 6 after Kf7 (e7, e8, f8, g6,
+/// g7, g8): 26 per White move, no White first move reaching ranks 6-8. d4 = 11,570 from
+/// `tools/multimove_perft.py monster 4` (python-chess, Black's pawns stripped of their pushes),
+/// which also gives d1-d3 as above.
 #[test]
 fn monster_perft_from_the_start() {
     assert_eq!(perft_of("monster", None, 1), 20);
     assert_eq!(perft_of("monster", None, 2), 100);
     assert_eq!(perft_of("monster", None, 3), 520);
+    assert_eq!(perft_of("monster", None, 4), 11_570);
 }
 
 // ---------------------------------------------------------------------------------------------
