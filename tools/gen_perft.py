@@ -132,7 +132,7 @@ extinctionPieceCount = 0
 # The rows that are orthodox chess from their own start array (FSF `chess` by FEN).
 FEN_ONLY = ("reverso", "marchofthepawns", "wild5", "wild6", "wild7", "wild8",
             "pawnodds", "knightodds", "rookodds", "rookpawnodds", "rookknightodds", "queenodds",
-            "randomized", "wild2", "wild3", "wild4")
+            "randomized", "wild2", "wild3", "wild4", "pawnsforqueen", "pawnsforrook")
 
 # Published numbers used as cross-checks only.
 CC = "cutechess tst_board.cpp"
@@ -790,6 +790,31 @@ VARIANTS = {
             P("array of seed 0", "qrrknnqq/pppppppp/8/8/8/8/PPPPPPPP/KRNQQQNR w - - 0 1", 5),
             P("array of seed 1", "rbbqqkqr/pppppppp/8/8/8/8/PPPPPPPP/RBQQRQBK w - - 0 1", 4),
             P("array of seed 2", "kbnqbbrq/pppppppp/8/8/8/8/PPPPPPPP/NQBQBBKR w - - 0 1", 4),
+        ],
+    },
+    "pawnsforqueen": {
+        # List #23 (Pawns Game): White gives its queen for eight extra pawns on the 3rd rank. The
+        # playouts: python-chess, random.Random(seed).choice(moves sorted by UCI), seed 1 16 plies,
+        # seed 2 30 plies.
+        "cli": "chess", "py": "chess", "ini": None, "pc": "chess",
+        "positions": [
+            P("start position", "rnbqkbnr/pppppppp/8/8/8/PPPPPPPP/PPPPPPPP/RNB1KBNR w KQkq - 0 1", 5),
+            P("random middlegame (seeded playout 1)",
+              "rnb1kb1r/ppp3p1/3qp2n/2N2p1p/2P2P1P/PP1PP1P1/PPP1PPPP/1RB1KBNR w Kkq f6 0 9", 4),
+            P("random middlegame (seeded playout 2)",
+              "rnbqr3/p1p4k/PP2ppp1/b2pP2p/P3PPnP/1PPP2P1/RP1P1PPP/1NBK1BNR w - - 1 16", 4),
+        ],
+    },
+    "pawnsforrook": {
+        # List #23 (Pawns Game): White gives its queen's rook for four extra pawns on c3-f3.
+        # Playouts as for pawnsforqueen.
+        "cli": "chess", "py": "chess", "ini": None, "pc": "chess",
+        "positions": [
+            P("start position", "rnbqkbnr/pppppppp/8/8/8/2PPPP2/PPPPPPPP/1NBQKBNR w Kkq - 0 1", 5),
+            P("random middlegame (seeded playout 1)",
+              "r1bqk1n1/p1pp2pr/8/1pb1pp1p/1P1n1P1P/2PPPP2/PBPPPKP1/1N1Q1BNR w q - 2 9", 4),
+            P("random middlegame (seeded playout 2)",
+              "r1bq1r2/2pk2bp/1P1p1pp1/4pP2/pn1PP1PP/4K3/1PPPP1P1/2BQ1BNR w - - 0 16", 4),
         ],
     },
     "wild1": {

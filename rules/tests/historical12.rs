@@ -32,10 +32,11 @@ fn start_array_is_the_diagram_turned_half_round_for_black() {
 
 #[test]
 fn the_fers_jumps_two_squares_diagonally_over_anything() {
-    let got: std::collections::BTreeSet<String> = legal(&mut position("6k5/12/12/12/12/12/12/4ppp5/4pFp5/4ppp5/12/K11 w - - 0 1"))
-        .into_iter()
-        .filter(|m| m.starts_with("f4"))
-        .collect();
+    let got: std::collections::BTreeSet<String> =
+        legal(&mut position("6k5/12/12/12/12/12/12/4ppp5/4pFp5/4ppp5/12/K11 w - - 0 1"))
+            .into_iter()
+            .filter(|m| m.starts_with("f4"))
+            .collect();
     assert_eq!(got, set(&["f4d2", "f4d6", "f4h2", "f4h6"]));
 }
 

@@ -191,6 +191,11 @@ const ODDS: &str = "six handicap arrays, each its own variant with White giving 
      `knightodds` (queen's knight), `rookodds` (queen's rook), `rookpawnodds` (queen's rook and f-pawn), \
      `rookknightodds` (queen's rook and knight), `queenodds`";
 
+/// The Pawns Game's pointer (#23).
+const PAWNS_GAME: &str = "two named handicap arrays, White adding pawns on its 3rd rank (the seed leaves their \
+     squares to the player): `pawnsforqueen` (eight pawns for the queen), `pawnsforrook` (four pawns on c3-f3 for \
+     the queen's rook)";
+
 static REGISTRY: &[Entry] = &[
     // The built-ins, in listing order.
     row(0, "Orthodox chess (the list's baseline)", "chess", &["orthodox", "wild0"], A, builtin!("chess")),
@@ -236,6 +241,9 @@ static REGISTRY: &[Entry] = &[
     row(63, "ICS wild 1", "wild1", &[], A, builtin!("wild1")),
     row(41, "Double Chess", "doublechess", &[], A, builtin!("doublechess")),
     row(55, "Historical 12-file game", "historical12", &[], A, builtin!("historical12")),
+    // The Pawns Game (#23): one built-in per named array, White adding pawns.
+    row(23, "Pawns Game: eight pawns for the queen", "pawnsforqueen", &[], A, builtin!("pawnsforqueen")),
+    row(23, "Pawns Game: four pawns for the queen's rook", "pawnsforrook", &[], A, builtin!("pawnsforrook")),
     // Board rules (issue 21): topology and the grid, applied in the move tables.
     row(60, "Cylindrical Chess", "cylinder", &["cylindrical"], B, builtin!("cylinder")),
     row(61, "Grid Chess", "grid", &[], B, builtin!("grid")),
@@ -266,7 +274,7 @@ static REGISTRY: &[Entry] = &[
     row(10, "Pocket Knight Chess", "pocketknight", &[], A, builtin!("pocketknight")),
     row(18, "Atomic chess (Hyatt's description)", "hyattatomic", &[], B, NotYet("needs one designated exploding piece a side (the `[explosion]` hook blasts on every capture), and the source does not say what sets it off")),
     row(22, "Odds games", "odds", &[], A, Several(ODDS)),
-    row(23, "Pawns Game", "pawnsgame", &[], A, NotYet("the extra pawns stand anywhere on the 3rd and 4th ranks at the player's choice: no fixed array, and setup phases place pairs on fixed squares")),
+    row(23, "Pawns Game", "pawnsgame", &[], A, Several(PAWNS_GAME)),
     row(30, "Rebirth-Chess", "rebirth", &[], B, NotYet("needs drops restricted to a captured man's own starting square (per-piece identity)")),
     row(31, "Canadian (Madhouse) Chess", "madhouse", &["canadian"], B, NotYet("needs a placement sub-move after each capture (the capturer places the victim)")),
     row(34, "Super Chess (14x14)", "superchess", &[], B, NotYet("needs auras, rebirth, checkers captures and path movers (heavy), and the author calls the rules incomplete")),
