@@ -181,6 +181,32 @@ fn atomic_forbids_blowing_up_ones_own_king() {
     assert!(legal_texts(&mut pos).is_empty());
 }
 
+/// `base` with its `[explosion]` table given one more key.
+fn with_key(base: &str, key: &str) -> std::sync::Arc<Variant> {
+    let text = format!("name = \"x\"\nextends = \"{base}\"\n[explosion]\n{key}\n");
+    Variant::from_toml("x.toml", &text, None).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn the_royal_blast_keys_change_legality_as_documented() {
+    // enemy_royal_blast = "checked": blowing up the king no longer excuses leaving one's own
+    // in check, so Qxd7 (the rook h1 still checks e1) is illegal.
+    let v = with_key("explosion", "enemy_royal_blast = \"checked\"");
+    let mut pos = Position::from_fen(v, "3rk3/3n4/8/8/8/8/8/3QK2r w - - 0 1").expect("parses");
+    assert!(!legal_texts(&mut pos).contains("d1d7"));
+    // own_royal_blast = "allowed": Qxe2 blows up both queens and White's own king; it is legal,
+    // and White has lost.
+    let v = with_key("atomic", "own_royal_blast = \"allowed\"");
+    let mut pos = Position::from_fen(v, "4k3/8/8/8/8/8/4q3/3QK3 w - - 0 1").expect("parses");
+    assert!(legal_texts(&mut pos).contains("d1e2"));
+    play(&mut pos, "d1e2");
+    assert_eq!(pos.to_fen(), "4k3/8/8/8/8/8/8/8 b - - 0 1");
+    assert_eq!(
+        pos.immediate_outcome(),
+        Some(Outcome::Decisive { winner: Color::Tan, reason: EndReason::RoyalCaptured })
+    );
+}
+
 fn refusal(extra: &str) -> String {
     let text = format!("name = \"x\"\nextends = \"chess\"\n{extra}");
     Variant::from_toml("x.toml", &text, None).map(|_| ()).unwrap_err().to_string()
