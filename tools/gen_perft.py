@@ -867,84 +867,6 @@ VARIANTS = {
               "rnbgkqabnr/pp1pss2p1/2p4p1p/5npn2/8N1/10/5S4/3PN1G1PP/PPP1SAPP2/RNB1QK1BNR w - - 0 11", 3),
         ],
     },
-    "doubleking": {
-        # List #40 (first setup): two royal kings a side (FSF pseudo-royal commoners), pawns
-        # stepping 2 or 3 from their first rank with en passant on every square passed. The
-        # dossier's section has castling off, so every position here has no castling rights;
-        # castling is pinned by rules/tests/doubleking.rs. Playouts: pyffish with
-        # random.Random(seed).choice(sorted(legal_moves)), seeds 1-3 (30 plies), 4-5 (50 plies).
-        "cli": None, "py": "doubleking", "ini": DOSSIER_INI, "pc": None,
-        "no_cli": "pyffish only: the FSF 11.1 CLI's pseudo-royal rule differs, as for twinchess).",
-        "positions": [
-            P("start position without castling rights",
-              "rnbkqqkbnr/pppppppppp/10/10/10/10/10/10/PPPPPPPPPP/RNBKQQKBNR w - - 0 1", 4,
-              {1: 34, 2: 1156, 3: 42422}, DOSSIER),
-            P("after a triple step e2e5: en passant on e3 (from d4) and on e4 (from f5)",
-              "3k2k3/10/10/10/10/4Pp4/3p6/10/10/3K2K3 b - e3e4 0 1", 4),
-            P("a check on either king must be met (the g-king is checked down the g-file)",
-              "3k2k3/6r3/10/10/10/10/10/10/10/R2K2K2R w - - 0 1", 3),
-            P("random middlegame (seeded playout 1)",
-              "1rbkqk2nr/p1ppp4p/9b/1p8/5pqpp1/1n3B4/P4P4/1KP5PN/1P1PP1PP1P/RNB2QKR2 w - - 3 16", 3),
-            P("random middlegame (seeded playout 2)",
-              "rnb1k1kbn1/2Q2qp1p1/p2p1p4/9q/1p7p/1N3p4/rP1P6/6PN2/P1P1PQ1PPP/R1BK2KBR1 w - - 3 16", 3),
-            P("random middlegame (seeded playout 3)",
-              "2b1qq1bn1/1r1pkpp1p1/1p5pkr/3n4B1/p1p1p4p/7PN1/2P1P3P1/3P1PK2B/PP4P2P/RN1KQQ1R2 w - - 1 16", 3),
-            P("random middlegame (seeded playout 4)",
-              "1r1k1qkbn1/p2p4p1/bp3p4/2p2q1pr1/2P1p1p3/1P7p/P2Pn2P1P/N5Q3/4KPPKPR/BR3Q1BN1 w - - 1 26", 3),
-            P("random middlegame (seeded playout 5)",
-              "2b1k2q1r/rq1p2bppp/n4k4/pBp1p2n2/1p8/1PP1P1p3/3P6/P5Q1PN/5P1PKP/RN1KB4R w - - 0 26", 3),
-        ],
-    },
-    # No engine plays Explosion Chess (#17) or Circe Chess (#29): the oracle is RuleOverlay below, a
-    # second implementation of fairyzero's reading of the rules on top of python-chess. The
-    # hand-derived counts and rulings in rules/tests/explosion.rs and circe.rs are the ground truth
-    # for the reading itself. Random positions: overlay playouts with
-    # random.Random(seed).choice(sorted(legal moves by UCI)).
-    "explosion": {
-        "cli": None, "py": None, "ini": None, "pc": "explosion",
-        "rules": "list #17, configs/variants/explosion.toml: a capture also removes the captured side's men on the "
-                 "eight squares round the captured man; the capturer survives; blowing up the king wins.",
-        "positions": [
-            P("start position", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 4),
-            P("Kxe2 is legal: the blast removes its protector d3 (hand-checked d1 5, d2 52)",
-              "4k3/8/8/8/8/3p4/4n3/4K3 w - - 0 1", 4),
-            P("Rxd8 blows up the king e8 (hand-checked d1 14, d2 120)", "3nk3/7p/8/8/8/8/8/3RK3 w - - 0 1", 4),
-            P("en passant blasts round the passed pawn", "4k3/2np4/8/4P3/2n5/8/8/4K3 b - - 0 1", 4),
-            P("in check, Qxd7 blows up the king and is legal", "3rk3/3n4/8/8/8/8/8/3QK2r w - - 0 1", 4),
-            P("Bxf2 blows up the castling king; Bxg2-style blasts take a rook's right",
-              "4k3/8/1b6/8/8/8/5N2/R3K2R b KQ - 0 1", 3),
-            P("random middlegame (seeded playout 1, 20 plies)",
-              "rnb1k1nr/ppp2p2/3q1bp1/4p2Q/1P5P/P2PN3/2PP1PP1/1RB1KBNR w Kkq - 1 11", 3),
-            P("random middlegame (seeded playout 5, 30 plies)",
-              "rn3rk1/pp2ppnp/1q2bb2/P1pp2p1/5PPP/BP6/2PPB1R1/1N1QK1NR w K - 3 16", 3),
-            P("random middlegame (seeded playout 3, 40 plies)",
-              "r1b2bn1/3qp3/P3kp2/3p3p/3PPPpP/1r1B2P1/8/3K2NR w - - 1 21", 3),
-            P("random endgame-ish (seeded playout 4, 60 plies)",
-              "r2bk2r/8/BN3n2/p6p/5PnP/Pp4P1/1P1K4/R1B4R w - - 7 31", 3),
-        ],
-    },
-    "circe": {
-        "cli": None, "py": None, "ini": None, "pc": "circe",
-        "rules": "list #29, configs/variants/circe.toml: a captured man is reborn on its home square if empty "
-                 "(R/B/N by the capture square's colour, pawns on their 2nd rank, Q on d1/d8), otherwise lost.",
-        "positions": [
-            P("start position", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 4),
-            P("Rxc4 is illegal: the bishop reborn on f1 would check g2 (hand-checked d1 17; chess 18)",
-              "2r5/8/8/7K/2B5/8/6k1/8 b - - 0 1", 4),
-            P("rebirth squares taken or free: the rook's a1/h1, the queen's d1, pawns' 2nd rank",
-              "r3k3/1P6/8/3q4/2RpP3/8/8/4K2N b q e3 0 1", 3),
-            P("Rxd1+: the queen's rebirth square d1 holds the capturer, so the queen is lost",
-              "3rk3/8/8/8/8/8/8/3QK3 b - - 0 1", 4),
-            P("random middlegame (seeded playout 1, 20 plies)",
-              "rnbqkb1r/pp1p2p1/5n2/2p1p2p/1PN3PP/3P1p1N/P1PP1P2/1RBQKBR1 w kq - 1 11", 3),
-            P("random middlegame (seeded playout 2, 30 plies)",
-              "1rb1kbnr/p1p4N/3q4/Ppnp1p1p/3P2pP/1P4P1/2PKPP2/RNBQ1B1R w k - 3 16", 3),
-            P("random middlegame (seeded playout 3, 40 plies)",
-              "rrb3n1/2q1p1b1/p3kp2/1ppp2pp/1nPPP3/PN2B3/1PQ2PPP/1R2KB1R w - - 0 21", 3),
-            P("random endgame-ish (seeded playout 4, 60 plies)",
-              "3r4/p1k1b1r1/8/2p1p3/2b1P1P1/PpPPQ2N/1P2B2R/1RB1K1N1 w - - 3 31", 3),
-        ],
-    },
     "atomic": {
         # Modern atomic chess (not on the list; it validates the explosion hook of list #17,
         # dossier §3.1 "Explosion"): FSF built-in `atomic` (pyffish only, the 11.1 CLI has none)
@@ -976,6 +898,34 @@ VARIANTS = {
               "r1k2Nr1/p1p3p1/3bn3/2P1pn1p/2bB3P/3P2P1/1P3P2/3K1B1R w - - 3 26", 3),
             P("random endgame-ish (seeded playout 5, 60 plies)",
               "2R4r/pp1k1p1p/8/P6P/3pp1P1/q7/1P1P4/2B2K2 w - - 10 31", 4),
+        ],
+    },
+    "doubleking": {
+        # List #40 (first setup): two royal kings a side (FSF pseudo-royal commoners), pawns
+        # stepping 2 or 3 from their first rank with en passant on every square passed. The
+        # dossier's section has castling off, so every position here has no castling rights;
+        # castling is pinned by rules/tests/doubleking.rs. Playouts: pyffish with
+        # random.Random(seed).choice(sorted(legal_moves)), seeds 1-3 (30 plies), 4-5 (50 plies).
+        "cli": None, "py": "doubleking", "ini": DOSSIER_INI, "pc": None,
+        "no_cli": "pyffish only: the FSF 11.1 CLI's pseudo-royal rule differs, as for twinchess).",
+        "positions": [
+            P("start position without castling rights",
+              "rnbkqqkbnr/pppppppppp/10/10/10/10/10/10/PPPPPPPPPP/RNBKQQKBNR w - - 0 1", 4,
+              {1: 34, 2: 1156, 3: 42422}, DOSSIER),
+            P("after a triple step e2e5: en passant on e3 (from d4) and on e4 (from f5)",
+              "3k2k3/10/10/10/10/4Pp4/3p6/10/10/3K2K3 b - e3e4 0 1", 4),
+            P("a check on either king must be met (the g-king is checked down the g-file)",
+              "3k2k3/6r3/10/10/10/10/10/10/10/R2K2K2R w - - 0 1", 3),
+            P("random middlegame (seeded playout 1)",
+              "1rbkqk2nr/p1ppp4p/9b/1p8/5pqpp1/1n3B4/P4P4/1KP5PN/1P1PP1PP1P/RNB2QKR2 w - - 3 16", 3),
+            P("random middlegame (seeded playout 2)",
+              "rnb1k1kbn1/2Q2qp1p1/p2p1p4/9q/1p7p/1N3p4/rP1P6/6PN2/P1P1PQ1PPP/R1BK2KBR1 w - - 3 16", 3),
+            P("random middlegame (seeded playout 3)",
+              "2b1qq1bn1/1r1pkpp1p1/1p5pkr/3n4B1/p1p1p4p/7PN1/2P1P3P1/3P1PK2B/PP4P2P/RN1KQQ1R2 w - - 1 16", 3),
+            P("random middlegame (seeded playout 4)",
+              "1r1k1qkbn1/p2p4p1/bp3p4/2p2q1pr1/2P1p1p3/1P7p/P2Pn2P1P/N5Q3/4KPPKPR/BR3Q1BN1 w - - 1 26", 3),
+            P("random middlegame (seeded playout 5)",
+              "2b1k2q1r/rq1p2bppp/n4k4/pBp1p2n2/1p8/1PP1P1p3/3P6/P5Q1PN/5P1PKP/RN1KB4R w - - 0 26", 3),
         ],
     },
     # No engine plays Explosion Chess (#17) or Circe Chess (#29): the oracle is RuleOverlay below, a
