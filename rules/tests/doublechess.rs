@@ -110,3 +110,38 @@ fn either_king_in_check_must_be_answered_and_castling_never_crosses_an_attack() 
     let moves = legal(&mut position("4r7k3/16/16/16/16/16/16/16/16/16/16/R3K2RR3K2R w AHIP - 0 1"));
     assert!(!moves.iter().any(|m| ["e1c1", "e1g1", "m1k1", "m1o1"].contains(&m.as_str())), "{moves:?}");
 }
+
+/// Castling given move by move refuses what it cannot play, naming the field; so does a lame
+/// step longer than the move tables keep.
+#[test]
+fn bad_castling_moves_and_long_lame_steps_are_refused_naming_the_field() {
+    let err = |castling: &str| {
+        let text =
+            format!("name = \"bad\"\nextends = \"doublechess\"\n[castling]\nking = \"K\"\nrook = \"R\"\n{castling}");
+        Variant::from_toml("bad", &text, None).map(|_| ()).expect_err(castling).to_string()
+    };
+    let e = err("moves = [{ king = \"e\", rook = \"a\", king_to = \"e\" }]\n");
+    assert!(e.contains("castling.moves") && e.contains("does not move"), "{e}");
+    let e = err("moves = [{ king = \"e\", rook = \"z\", king_to = \"c\" }]\n");
+    assert!(e.contains("castling.moves.rook") && e.contains("'z'"), "{e}");
+    let e = err(
+        "moves = [{ king = \"e\", rook = \"a\", king_to = \"c\" }, { king = \"e\", rook = \"b\", king_to = \"d\" }]\n",
+    );
+    assert!(e.contains("toward the same side"), "{e}");
+    let e = err(
+        "moves = [{ king = \"a\", rook = \"h\", king_to = \"b\" }, { king = \"c\", rook = \"h\", king_to = \"d\" }, \
+         { king = \"e\", rook = \"h\", king_to = \"f\" }]\n",
+    );
+    assert!(e.contains("at most two king files"), "{e}");
+    let e = err("moves = [{ king = \"m\", rook = \"k\", king_to = \"l\" }]\n");
+    assert!(e.contains("file k or q"), "{e}");
+    let e = err(
+        "kingside_file = \"g\"\nqueenside_file = \"c\"\nmoves = [{ king = \"e\", rook = \"a\", king_to = \"c\" }]\n",
+    );
+    assert!(e.contains("field `castling`") && e.contains("not both"), "{e}");
+    let e = err("moves = [{ king = \"e\", rook = \"a\", to = \"c\" }]\n");
+    assert!(e.contains("unknown field") && e.contains("to"), "{e}");
+    let text = "name = \"bad\"\nextends = \"doublechess\"\n[[piece]]\ntoken = \"P\"\nbetza = \"fmWifmn(5,0)\"\n";
+    let e = Variant::from_toml("bad", text, None).map(|_| ()).expect_err("long lame step").to_string();
+    assert!(e.contains("field `betza`") && e.contains("at most three squares"), "{e}");
+}

@@ -132,3 +132,22 @@ fn perft_reference_holds_the_arrays_of_seeds_0_to_2() {
         (0..3).map(|s| v.generated_start(s).unwrap().split(' ').next().unwrap().to_string()).collect();
     assert_eq!(boards, expected, "{path}: regenerate it with the arrays of seeds 0-2 (tools/gen_perft.py)");
 }
+
+/// The generator's `fixed` and `files` keys name themselves on bad input.
+#[test]
+fn bad_fixed_and_files_keys_name_the_field() {
+    let err = |body: &str| {
+        let text = format!("name = \"bad\"\nextends = \"wild1\"\n[start_generator]\nblack = \"independent\"\n{body}");
+        Variant::from_toml("bad", &text, None).map(|_| ()).expect_err(body).to_string()
+    };
+    let e = err("material = \"shuffle\"\nfixed = [\"X\"]\n");
+    assert!(e.contains("start_generator.fixed") && e.contains("\"X\""), "{e}");
+    let e = err("material = \"shuffle\"\nfiles = { K = \"dz\" }\n");
+    assert!(e.contains("start_generator.files") && e.contains("\"dz\""), "{e}");
+    let e = err("material = \"draw\"\ndraw = [\"Q\"]\nfixed = [\"R\"]\n");
+    assert!(e.contains("start_generator.fixed") && e.contains("shuffle"), "{e}");
+    // By destination files (chess's castling), a template with rights is still refused.
+    let text = "name = \"bad\"\nextends = \"chess\"\n[start_generator]\nmaterial = \"shuffle\"\nblack = \"mirror\"\n";
+    let e = Variant::from_toml("bad", text, None).map(|_| ()).expect_err("castling").to_string();
+    assert!(e.contains("no castling rights"), "{e}");
+}

@@ -164,6 +164,18 @@ impl Variant {
                 }
             }
             let atoms: Vec<Atom> = geometry.atoms().copied().collect();
+            // A lame leap's path is kept as at most three squares (`tables::Leap::via`): a pawn's
+            // four-square step (Double Chess) passes three.
+            let long_lame = |a: &Atom| {
+                let (x, y) = (i32::from(a.dx).abs(), i32::from(a.dy).abs());
+                a.jump == Jump::Lame && a.max_steps == 1 && (x == 0 || y == 0 || x == y) && x.max(y) > 4
+            };
+            if atoms.iter().any(long_lame) {
+                problems.push(format!(
+                    "piece {:?}: field `betza`: a lame leap may pass at most three squares (at most four long)",
+                    p.name
+                ));
+            }
             let regional = &piece_regions[i];
             // Regions act on the move tables only: moves from powers and multi-leg components
             // would escape a confinement, and en passant reads the tables backwards.

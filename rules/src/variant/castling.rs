@@ -208,7 +208,7 @@ impl Castling {
     /// The letter of right `bit` (by moves) whose rook stands on `rook` on the board `piece_at`:
     /// `K`/`Q` where that reads back to it, the rook's file letter otherwise.
     fn right_letter(&self, d: Dims, piece_at: &impl Fn(Square) -> Option<Piece>, bit: usize, rook: Square) -> char {
-        let color = if (bit / 2) % 2 == 0 { Color::Blue } else { Color::Tan };
+        let color = if (bit / 2).is_multiple_of(2) { Color::Blue } else { Color::Tan };
         let side = bit % 2;
         let alone = self.available(d, color, piece_at).filter(|(m, _, _)| m.side == side).count() == 1;
         let ch = match (alone, side) {
