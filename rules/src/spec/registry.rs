@@ -416,9 +416,9 @@ mod tests {
     #[test]
     fn rows_not_implemented_refuse_to_load_with_the_reason() {
         let err = |name: &str| Variant::load(name).map(|_| ()).expect_err(name).to_string();
-        let e = err("transcendental");
-        assert!(e.contains("#6") && e.contains("class B") && e.contains("not implemented yet"), "{e}");
-        assert!(e.contains("one-off swap"), "{e}");
+        let e = err("compromise");
+        assert!(e.contains("#8") && e.contains("class B") && e.contains("not implemented yet"), "{e}");
+        assert!(e.contains("a pair of moves"), "{e}");
         let e = err("siamese");
         assert!(e.contains("\"siamese\" (`bughouse`)") && e.contains("#42") && e.contains("out of scope"), "{e}");
         assert!(e.contains("four players"), "{e}");
