@@ -353,9 +353,16 @@ impl AlphaBeta {
         let mut best = None;
         for i in 0..root.len() {
             let m = root[i];
+            let mover = pos.side_to_move();
             pos.make(m);
             self.nodes += 1;
-            let s = -self.negamax(pos, depth - 1, -INF, -alpha, 1, mobility);
+            // Scores are the side to move's: negated where the other side moves next, kept
+            // where a multi-move turn goes on (issue 21, #11-#16).
+            let s = if pos.side_to_move() == mover {
+                self.negamax(pos, depth - 1, alpha, INF, 1, mobility)
+            } else {
+                -self.negamax(pos, depth - 1, -INF, -alpha, 1, mobility)
+            };
             pos.unmake();
             if self.stopped {
                 return (best, alpha, false);
@@ -433,9 +440,14 @@ impl AlphaBeta {
             pick_next(moves, &mut scores, i);
             let m = moves[i];
             let quiet = !pos.is_capture(&m);
+            let mover = pos.side_to_move();
             pos.make(m);
             self.nodes += 1;
-            let s = -self.negamax(pos, depth - 1, -beta, -alpha, ply + 1, mobility);
+            let s = if pos.side_to_move() == mover {
+                self.negamax(pos, depth - 1, alpha, beta, ply + 1, mobility)
+            } else {
+                -self.negamax(pos, depth - 1, -beta, -alpha, ply + 1, mobility)
+            };
             pos.unmake();
             if self.stopped {
                 self.scores[ply] = scores;
@@ -552,9 +564,14 @@ impl AlphaBeta {
         for i in 0..candidates.len() {
             pick_next(candidates, scores, i);
             let m = candidates[i];
+            let mover = pos.side_to_move();
             pos.make(m);
             self.nodes += 1;
-            let s = -self.quiesce(pos, -beta, -alpha, ply + 1, mobility, qply + 1);
+            let s = if pos.side_to_move() == mover {
+                self.quiesce(pos, alpha, beta, ply + 1, mobility, qply + 1)
+            } else {
+                -self.quiesce(pos, -beta, -alpha, ply + 1, mobility, qply + 1)
+            };
             pos.unmake();
             if self.stopped {
                 return 0;
@@ -734,6 +751,20 @@ mod tests {
         let r = e.search(&mut pos);
         assert_eq!(pos.to_fen(), before, "the search must leave the position unchanged");
         (pos.move_to_string(&r.best.unwrap()), r)
+    }
+
+    /// In a multi-move turn the side to move stays the same between the turn's moves: a score
+    /// negated there would make the search avoid its own wins (Trenholme's double move chess:
+    /// two moves a turn, capturing the king wins).
+    #[test]
+    fn a_turn_of_two_moves_is_searched_as_one_side_moving_twice() {
+        let (v, mut e) = engine("doublemove", 2);
+        let (m, r) = best(&v, &mut e, "7k/8/8/8/8/1K6/8/R7 w - - 0 2");
+        assert!(r.score > MATE_BOUND, "rook to the 8th rank or h-file, then takes the king: {m} {r:?}");
+        assert!(["a1a8", "a1h1"].contains(&m.as_str()), "{m}");
+        // The same for the second side: Black's two moves take White's king.
+        let (_, r) = best(&v, &mut e, "7K/8/8/8/8/1k6/8/r7 b - - 0 2");
+        assert!(r.score > MATE_BOUND, "{r:?}");
     }
 
     #[test]
