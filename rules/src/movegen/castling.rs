@@ -64,7 +64,8 @@ impl Position {
                 // may). With two royal kings, the other one's safety is the legality filter's.
                 if v.pieces[castling.king.index()].royal
                     && v.rules.royal == RoyalRule::Checkmate
-                    && span(king_sq, king_to).any(|s| self.is_attacked(s, us.other()) && !self.shielded_by_enemy_royal(s, us))
+                    && span(king_sq, king_to)
+                        .any(|s| self.is_attacked(s, us.other()) && !self.shielded_by_enemy_royal(s, us))
                 {
                     continue;
                 }

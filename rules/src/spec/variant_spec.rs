@@ -444,15 +444,15 @@ pub struct VariantSpec {
     /// Which royals count for check and mate: `all` (default) or `first_by_file` (ICS wild 9).
     #[serde(default, skip_serializing_if = "is_default")]
     pub royal_choice: RoyalChoice,
+    /// Multi-move turns (issue 21 rows #11-#16): `crate::spec::turns_spec::TurnsSpec`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turns: Option<crate::spec::turns_spec::TurnsSpec>,
     /// Blasts round every capture (atomic chess, Explosion Chess #17).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub explosion: Option<ExplosionSpec>,
     /// Rebirth of captured men on their home squares (Circe Chess #29).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rebirth: Option<RebirthSpec>,
-    /// Multi-move turns (issue 21 rows #11-#16): `crate::spec::turns_spec::TurnsSpec`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub turns: Option<crate::spec::turns_spec::TurnsSpec>,
 }
 
 fn default_move_cap() -> u32 {
