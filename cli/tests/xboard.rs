@@ -91,7 +91,7 @@ fn check_features(e: &mut EngineProcess) {
         assert!(all.contains(f), "{f} missing: {lines:?}");
     }
     assert!(
-        lines.contains(&"feature variants=\"normal,capablanca,grand,shatranj,courier,antichess,losalamos,gardner,berolina,kinglet,antilosalamos,amazon,faerychess,longleapers,annihilation,englishstalemate,giveawayking,twinchess,giraffe10,reverso,marchofthepawns,wild5,wild6,wild7,wild8,pawnodds,knightodds,rookodds,rookpawnodds,rookknightodds,queenodds,checkless,wild9\"".to_string()),
+        lines.contains(&"feature variants=\"normal,capablanca,grand,shatranj,courier,antichess,losalamos,gardner,berolina,kinglet,antilosalamos,amazon,faerychess,longleapers,annihilation,englishstalemate,giveawayking,twinchess,giraffe10,reverso,marchofthepawns,wild5,wild6,wild7,wild8,pawnodds,knightodds,rookodds,rookpawnodds,rookknightodds,queenodds,historical12,pawnsforqueen,pawnsforrook,checkless,wild9,atomic\"".to_string()),
         "{lines:?}"
     );
     assert_eq!(lines.len(), 4, "{lines:?}");
@@ -188,9 +188,21 @@ fn variants_setup_refusals_and_ten_ranks() {
         "Error (XBoard cannot play scirocco: it has a setup phase, which CECP cannot express): variant scirocco",
     );
     e.expect(
-        "variant doubleking",
-        "Error (unknown variant \"doubleking\" (`feature variants` lists those fairyzero plays)): variant doubleking",
+        "variant doubleking3",
+        "Error (unknown variant \"doubleking3\" (`feature variants` lists those fairyzero plays)): variant doubleking3",
     );
+    for (variant, why) in [
+        ("pocketknight", "it has pieces in hand (drops), which XBoard's engine-defined variants cannot hold"),
+        ("doubleking", "its kings castle only with given rooks, which XBoard's castling cannot express"),
+        ("twomove", "a turn has several moves, and XBoard gives the move to the other side after each"),
+        ("explosion", "its captures have side effects (explosion, rebirth) that only XBoard's own atomic applies"),
+        ("circe", "its captures have side effects (explosion, rebirth) that only XBoard's own atomic applies"),
+    ] {
+        e.expect(
+            &format!("variant {variant}"),
+            &format!("Error (XBoard cannot play {variant}: {why}): variant {variant}"),
+        );
+    }
     e.expect(
         "variant xiangqi",
         "Error (XBoard cannot play xiangqi: its pieces are confined to board regions or gain moves in them (palace, \

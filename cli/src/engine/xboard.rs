@@ -40,6 +40,7 @@ const STANDARD: &[(&str, &str)] = &[
     ("grand", "grand"),
     ("shatranj", "shatranj"),
     ("berolina", "berolina"),
+    ("atomic", "atomic"),
 ];
 
 /// XBoard's piece slots in its piece-to-char table order (the default letter of each); the last
@@ -70,6 +71,13 @@ pub fn carry(variant: &Variant) -> Result<Carry, String> {
     if variant.has_drops() {
         // XBoard's holdings come with its own drop variants' rules (captures go to hand).
         return Err("it has pieces in hand (drops), which XBoard's engine-defined variants cannot hold".into());
+    }
+    if variant.rules.castling.as_ref().is_some_and(|c| c.by_moves()) {
+        // Two kings a side (Double King, Double Chess), each with its own rooks.
+        return Err("its kings castle only with given rooks, which XBoard's castling cannot express".into());
+    }
+    if variant.rules.turns.is_some() {
+        return Err("a turn has several moves, and XBoard gives the move to the other side after each".into());
     }
     if variant.has_regional_moves() || variant.rules.flying_general {
         // XBoard's own xiangqi has other piece letters and coordinates; an engine-defined
@@ -110,6 +118,10 @@ pub fn carry(variant: &Variant) -> Result<Carry, String> {
     }
     if let Some((_, xb)) = STANDARD.iter().find(|(n, _)| *n == variant.name) {
         return Ok(Carry::Standard(xb));
+    }
+    if variant.rules.explosion.is_some() || variant.rules.rebirth.is_some() {
+        // XBoard's fairy rules would leave the blasted or reborn men where they were.
+        return Err("its captures have side effects (explosion, rebirth) that only XBoard's own atomic applies".into());
     }
     piece_table(variant, parent(variant))?;
     Ok(Carry::Defined { parent: parent(variant) })
