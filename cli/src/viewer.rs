@@ -138,7 +138,7 @@ pub fn game_json(game: &GameInput) -> Result<Value> {
         plies.push(entry);
         boards.push(board_json(&pos));
     }
-    let files: Vec<String> = (0..dims.width).map(|f| ((b'a' + f as u8) as char).to_string()).collect();
+    let files: Vec<String> = (0..dims.width).map(|f| ((b'a' + f) as char).to_string()).collect();
     Ok(json!({
         "title": game.title,
         "header": game.header.iter().map(|(k, v)| json!([k, v])).collect::<Vec<_>>(),

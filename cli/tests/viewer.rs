@@ -145,3 +145,61 @@ fn records_that_cannot_be_shown_are_refused_with_the_reason() {
     assert!(err.contains("(\"a1a1\") is not legal") && err.contains("edited.jsonl"), "{err}");
     assert!(!out_html.exists(), "no page for a record that cannot be replayed");
 }
+
+#[test]
+fn a_run_reports_on_one_self_contained_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    let run_dir = format!("run_dir={:?}", run.display().to_string());
+    let mut args = vec!["-q", "train", "--config", "../configs/runs/tiny.toml", "-o", &run_dir];
+    for set in [
+        "budget.games=8",
+        "iteration.games=4",
+        "selfplay.games_in_parallel=4",
+        "replay.min_positions=1",
+        "eval.games=2",
+        "eval.final.games=2",
+        "output.tensorboard=false",
+        "device=\"cpu\"",
+    ] {
+        args.extend(["-o", set]);
+    }
+    let out = fairyzero(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    let html = dir.path().join("report.html");
+    let out = fairyzero(&["report", run.to_str().unwrap(), "--html", html.to_str().unwrap(), "--games", "2"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let page = std::fs::read_to_string(&html).unwrap();
+    for section in ["Summary", "Rating", "Training losses", "Self-play throughput", "Ranking", "Latest self-play games"]
+    {
+        assert!(page.contains(&format!("<h2>{section}</h2>")), "{section} missing");
+    }
+    for external in ["src=\"http", "<link", "url(", "@import"] {
+        assert!(!page.contains(external), "the page must be self-contained, found {external}");
+    }
+    assert_eq!(page.matches("<iframe").count(), 2, "two embedded games");
+    assert!(page.contains("antilosalamos") && page.contains("checkpoints/step-"), "summary and ranking rows");
+    // The rating curve has a point per evaluated checkpoint (step 0 and the two iterations').
+    let rating = &page[page.find("<h2>Rating</h2>").unwrap()..page.find("<h2>Training losses</h2>").unwrap()];
+    let points = rating.split("<polyline points=\"").nth(1).unwrap().split('"').next().unwrap();
+    assert!(points.split_whitespace().count() >= 2, "rating points: {points}");
+
+    if let Some(chromium) = common::chromium("the report's rendering check") {
+        let dom = common::rendered_dom(chromium, &format!("file://{}", html.display()), &dir.path().join("profile"));
+        assert_eq!(dom.matches("<iframe").count(), 2, "the page renders with its games");
+    }
+
+    // metrics.jsonl cut short by a kill is read up to its last whole line; a bad line elsewhere
+    // is named.
+    let metrics = run.join("metrics.jsonl");
+    let text = std::fs::read_to_string(&metrics).unwrap();
+    std::fs::write(&metrics, format!("{text}{{\"kind\":\"itera")).unwrap();
+    let out = fairyzero(&["report", run.to_str().unwrap(), "--html", html.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    std::fs::write(&metrics, format!("{{oops\n{text}")).unwrap();
+    let out = fairyzero(&["report", run.to_str().unwrap(), "--html", html.to_str().unwrap()]);
+    assert!(stderr(&out).contains("metrics.jsonl:1: not JSON"), "{}", stderr(&out));
+    let out = fairyzero(&["report", dir.path().to_str().unwrap(), "--html", html.to_str().unwrap()]);
+    assert!(stderr(&out).contains("not a run directory"), "{}", stderr(&out));
+}

@@ -23,6 +23,7 @@ pub mod info;
 pub mod ladder;
 pub mod matches;
 pub mod model;
+pub mod report;
 pub mod rules;
 pub mod selfplay;
 pub mod show_game;
@@ -55,6 +56,8 @@ pub enum Command {
     Match(matches::MatchArgs),
     /// Rate a player on an engine's scale of fixed depths (e.g. Fairy-Stockfish 1, 2, 3, ...): ladder.{md,json,png}
     Ladder(ladder::LadderArgs),
+    /// A training run on one self-contained HTML page: summary, rating curve, losses, throughput, ranking, latest games
+    Report(report::ReportArgs),
     /// Rate every player of a run from its stored games: ranking.md, ranking.json, ranking.png
     Rank(matches::RankArgs),
     /// Rating curves of several runs on one scale (shared baselines): Elo against wall-clock and games, compare.{md,json,png}
@@ -98,6 +101,7 @@ impl Command {
             | Command::Moves(_)
             | Command::Perft(_)
             | Command::ShowGame(_)
+            | Command::Report(_)
             | Command::Rank(_)
             | Command::Compare(_)
             | Command::ExportModel(_) => LibtorchUse::None,
@@ -125,6 +129,7 @@ impl Command {
             Command::Selfplay(args) => selfplay::run(args, net),
             Command::Analyse(args) => analyse::run(args, net),
             Command::ShowGame(args) => show_game::run(args),
+            Command::Report(args) => report::run(args),
             Command::Match(args) => matches::run_match_command(args, net),
             Command::Ladder(args) => ladder::run(args, net),
             Command::Rank(args) => matches::run_rank_command(args),

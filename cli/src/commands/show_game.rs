@@ -101,6 +101,12 @@ fn write_page(out: &Path, game: &GameInput) -> Result<()> {
     Ok(())
 }
 
+/// The viewer page of game `index` of the self-play record file `file` (for `report`).
+pub fn page_of_record(game: &record::GameRecord, index: usize, file: &Path) -> Result<String> {
+    viewer::game_page(&self_play_input(game, index, file)?)
+        .with_context(|| format!("game {index} of {}", file.display()))
+}
+
 fn self_play_input(game: &record::GameRecord, index: usize, file: &Path) -> Result<GameInput> {
     let context = || format!("game {index} of {}", file.display());
     let variant = Variant::load(&game.variant).with_context(context)?;
