@@ -361,7 +361,8 @@ impl Position {
             let token = &text[..at];
             let bare = token.strip_prefix('(').and_then(|t| t.strip_suffix(')')).unwrap_or(token);
             let t = v.piece_by_token(bare).ok_or_else(|| bad(0, "unknown piece token before '@'"))?;
-            let (sq, rest) = d.split_square(&text[at + 1..]).ok_or_else(|| bad(at + 1, "expected a square after '@'"))?;
+            let (sq, rest) =
+                d.split_square(&text[at + 1..]).ok_or_else(|| bad(at + 1, "expected a square after '@'"))?;
             if !rest.is_empty() {
                 return Err(bad(text.len() - rest.len(), "unexpected text after the drop"));
             }

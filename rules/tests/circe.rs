@@ -55,10 +55,7 @@ fn a_man_whose_home_square_is_taken_is_lost() {
 #[test]
 fn a_promoted_man_is_reborn_as_what_it_is_now() {
     // b8=Q, then Rxb8: the new queen goes to d1 as a queen (not to a pawn's b2).
-    assert_eq!(
-        after("2r1k3/1P6/8/8/8/8/8/4K3 w - - 0 1", &["b7b8q", "c8b8"]),
-        "1r2k3/8/8/8/8/8/8/3QK3 w - - 0 2"
-    );
+    assert_eq!(after("2r1k3/1P6/8/8/8/8/8/4K3 w - - 0 1", &["b7b8q", "c8b8"]), "1r2k3/8/8/8/8/8/8/3QK3 w - - 0 2");
 }
 
 #[test]

@@ -80,7 +80,8 @@ impl Variant {
     /// Whether losing one's royals loses the game (royal rule `capture`, or royals that a blast
     /// can remove: `[explosion]`), with royal pieces.
     fn loses_with_royals(&self) -> bool {
-        (self.rules.royal == RoyalRule::Capture || self.rules.explosion.is_some()) && self.pieces.iter().any(|p| p.royal)
+        (self.rules.royal == RoyalRule::Capture || self.rules.explosion.is_some())
+            && self.pieces.iter().any(|p| p.royal)
     }
 }
 
