@@ -201,5 +201,35 @@ fn a_run_reports_on_one_self_contained_page() {
     let out = fairyzero(&["report", run.to_str().unwrap(), "--html", html.to_str().unwrap()]);
     assert!(stderr(&out).contains("metrics.jsonl:1: not JSON"), "{}", stderr(&out));
     let out = fairyzero(&["report", dir.path().to_str().unwrap(), "--html", html.to_str().unwrap()]);
-    assert!(stderr(&out).contains("not a run directory"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("neither a run directory"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_designer_folder_reports_its_tables_charts_and_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("pv");
+    let done = fairyzero(
+        &["-q", "piece-values", "--variant", "losalamos", "--player", "random", "--games", "4", "--out"]
+            .iter()
+            .copied()
+            .chain([out.to_str().unwrap()])
+            .collect::<Vec<_>>(),
+    );
+    assert!(done.status.success(), "{}", stderr(&done));
+    let html = dir.path().join("pv.html");
+    let report = fairyzero(&["report", out.to_str().unwrap(), "--html", html.to_str().unwrap()]);
+    assert!(report.status.success(), "{}", stderr(&report));
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("<title>Piece values of losalamos"), "the first table's heading is the title");
+    assert!(page.contains("<table>") && page.contains("<td>N</td>"), "the Markdown tables are rendered");
+    assert_eq!(page.matches("src=\"data:image/png;base64,").count(), 2, "both charts embedded");
+    assert!(page.contains("download=\"piece-values.csv\" href=\"data:text/csv;base64,"), "the CSV inside the page");
+    for external in ["src=\"http", "<link", "url(", "@import"] {
+        assert!(!page.contains(external), "the page must be self-contained, found {external}");
+    }
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let refused = fairyzero(&["report", empty.to_str().unwrap(), "--html", html.to_str().unwrap()]);
+    assert!(stderr(&refused).contains("neither a run directory"), "{}", stderr(&refused));
+    assert_eq!(std::fs::read_to_string(&html).unwrap(), page, "a refused report leaves the old page alone");
 }

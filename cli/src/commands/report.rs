@@ -1,7 +1,8 @@
-//! `fairyzero report RUN_DIR --html OUT.html`: a training run on one self-contained page, to
+//! `fairyzero report DIR --html OUT.html`: a training run on one self-contained page, to
 //! share or commit: the summary, the rating curve with its intervals, the training losses,
 //! self-play throughput, the ranked checkpoints, and a few of the latest self-play games in the
-//! game viewer ([`crate::viewer`]).
+//! game viewer ([`crate::viewer`]). DIR may also be the output folder of `balance` or
+//! `piece-values`: its tables, charts and data then make the page.
 //!
 //! Everything comes from the run directory's own files (`metrics.jsonl`, `ranking.json`,
 //! `summary.json`, `games/`), read as they are: a run in progress can be reported, and a file
@@ -15,6 +16,7 @@ use std::{
 };
 
 use anyhow::{bail, Context, Result};
+use base64::Engine as _;
 use fairyzero_evaluator::ranking::write_atomic;
 use fairyzero_selfplay::record;
 use serde_json::Value;
@@ -23,7 +25,8 @@ use super::show_game;
 
 #[derive(Debug, clap::Args)]
 pub struct ReportArgs {
-    /// A run directory of `fairyzero train` (its metrics.jsonl, ranking.json, summary.json, games/)
+    /// A run directory of `fairyzero train` (its metrics.jsonl, ranking.json, summary.json, games/),
+    /// or the --out folder of `balance` or `piece-values` (its tables, charts and CSV files)
     pub run_dir: PathBuf,
 
     /// Where to write the page
@@ -39,7 +42,8 @@ pub fn run(args: ReportArgs) -> Result<()> {
     let dir = &args.run_dir;
     let metrics_path = dir.join("metrics.jsonl");
     if !metrics_path.is_file() {
-        bail!("{}: not a run directory (no metrics.jsonl)", dir.display());
+        let (title, body) = designer_page(dir)?;
+        return write_page(&args.html, &title, &body);
     }
     let metrics = read_metrics(&metrics_path)?;
     let summary = read_json(&dir.join("summary.json"))?;
@@ -57,13 +61,17 @@ pub fn run(args: ReportArgs) -> Result<()> {
     body.push_str(&throughput_section(&metrics));
     body.push_str(&ranking_section(ranking.as_ref()));
     body.push_str(&games_section(dir, args.games as usize)?);
+    write_page(&args.html, &title, &body)
+}
+
+fn write_page(out: &Path, title: &str, body: &str) -> Result<()> {
     let page = format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>{STYLE}</style></head>\
          <body>{body}</body></html>\n",
-        esc(&title)
+        esc(title)
     );
-    write_atomic(&args.html, page.as_bytes()).with_context(|| format!("writing {}", args.html.display()))?;
-    eprintln!("wrote {}", args.html.display());
+    write_atomic(out, page.as_bytes()).with_context(|| format!("writing {}", out.display()))?;
+    eprintln!("wrote {}", out.display());
     Ok(())
 }
 
@@ -354,4 +362,64 @@ fn games_section(dir: &Path, count: usize) -> Result<String> {
         let _ = write!(s, "<iframe title=\"game {i}\" srcdoc=\"{}\"></iframe>", esc(&page));
     }
     Ok(s)
+}
+
+/// A designer output folder (`balance --out`, `piece-values --out`) on one page: its Markdown
+/// tables rendered, its charts embedded as data URIs, its CSV files as downloads inside the page.
+fn designer_page(dir: &Path) -> Result<(String, String)> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file() && !p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.')))
+        .collect();
+    files.sort();
+    let ext = |p: &Path, e: &str| p.extension().is_some_and(|x| x == e);
+    let markdown: Vec<&PathBuf> = files.iter().filter(|p| ext(p, "md")).collect();
+    if markdown.is_empty() {
+        bail!(
+            "{}: neither a run directory (no metrics.jsonl) nor a designer output folder (no balance or piece-values \
+             tables)",
+            dir.display()
+        );
+    }
+    let name = |p: &Path| p.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let mut title = format!("fairyzero designer output {}", name(dir));
+    let mut body = String::new();
+    for md in &markdown {
+        let text = std::fs::read_to_string(md).with_context(|| format!("reading {}", md.display()))?;
+        if let Some(h) = text.lines().find_map(|l| l.strip_prefix("# ")) {
+            if title.starts_with("fairyzero designer output") {
+                title = h.trim().to_string();
+            }
+        }
+        let _ = write!(body, "<section><p class=\"note\">{}</p>", esc(&name(md)));
+        let parser = pulldown_cmark::Parser::new_ext(&text, pulldown_cmark::Options::ENABLE_TABLES);
+        pulldown_cmark::html::push_html(&mut body, parser);
+        body.push_str("</section>");
+    }
+    for png in files.iter().filter(|p| ext(p, "png")) {
+        let bytes = std::fs::read(png).with_context(|| format!("reading {}", png.display()))?;
+        let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
+        let _ = write!(
+            body,
+            "<h2>{}</h2><img alt=\"{}\" style=\"max-width:100%\" src=\"data:image/png;base64,{data}\">",
+            esc(&name(png)),
+            esc(&name(png))
+        );
+    }
+    let csvs: Vec<&PathBuf> = files.iter().filter(|p| ext(p, "csv")).collect();
+    if !csvs.is_empty() {
+        body.push_str("<h2>Data</h2><ul>");
+        for csv in csvs {
+            let bytes = std::fs::read(csv).with_context(|| format!("reading {}", csv.display()))?;
+            let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
+            let _ = write!(
+                body,
+                "<li><a download=\"{0}\" href=\"data:text/csv;base64,{data}\">{0}</a></li>",
+                esc(&name(csv))
+            );
+        }
+        body.push_str("</ul>");
+    }
+    Ok((title, body))
 }
