@@ -260,3 +260,28 @@ fn variants_lists_numbers_classes_aliases_and_with_all_the_rest() {
     let err = stderr(&refused);
     assert!(err.contains("#8 of the variant list") && err.contains("not implemented yet"), "{err}");
 }
+
+/// `--seed N` starts `perft`, `moves` and `analyse` from the array seed N draws, the same array
+/// everywhere (`Position::start_with_seed`); a variant with a fixed array refuses it.
+#[test]
+fn seed_starts_from_the_drawn_array() {
+    use fairyzero_rules::{perft, Position, Variant};
+    for (variant, seed) in [("wild2", 5u64), ("randomized", 11), ("wild1", 3)] {
+        let pos = Position::start_with_seed(Variant::load(variant).unwrap(), seed);
+        let expected = perft(&mut pos.clone(), 2);
+        let seed_text = seed.to_string();
+        let out = fairyzero(&["perft", "--variant", variant, "--seed", &seed_text, "--depth", "2"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(stdout(&out).ends_with(&format!("nodes {expected}\n")), "{variant} seed {seed}: {}", stdout(&out));
+        let from_fen = fairyzero(&["perft", "--variant", variant, "--fen", &pos.to_fen(), "--depth", "2"]);
+        assert_eq!(stdout(&from_fen), stdout(&out), "{variant}: --seed is the drawn array's position string");
+    }
+    let a = stdout(&fairyzero(&["moves", "--variant", "wild2", "--seed", "1"]));
+    let b = stdout(&fairyzero(&["moves", "--variant", "wild2", "--seed", "2"]));
+    assert!(!a.is_empty() && a != b, "two seeds, two arrays: {a} / {b}");
+    let refused = fairyzero(&["perft", "--variant", "chess", "--seed", "1", "--depth", "1"]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(stderr(&refused).contains("--seed 1: variant chess has a fixed start array"), "{}", stderr(&refused));
+    let both = fairyzero(&["perft", "--variant", "wild2", "--seed", "1", "--fen", "8/8/8/8/8/8/8/8 w - - 0 1"]);
+    assert_eq!(both.status.code(), Some(2), "--seed and --fen conflict: {}", stderr(&both));
+}

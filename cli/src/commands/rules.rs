@@ -28,14 +28,27 @@ pub struct PositionArgs {
     /// variants with a setup phase only
     #[arg(long, conflicts_with = "fen")]
     pub setup: Option<String>,
+
+    /// Start from the array this seed draws, for a variant whose array is drawn by chance
+    /// (`randomized`, `wild1`..`wild4`, `[start_generator]`); the same seed draws the same array
+    #[arg(long, conflicts_with_all = ["fen", "setup"])]
+    pub seed: Option<u64>,
 }
 
 impl PositionArgs {
     pub fn position(&self) -> Result<Position> {
         let variant = Variant::load(&self.variant).context("loading the variant")?;
-        let mut pos = match (&self.fen, &self.setup) {
-            (Some(fen), _) => Position::from_fen(variant, fen).context("reading --fen")?,
-            (None, Some(setup)) => {
+        if let Some(seed) = self.seed {
+            anyhow::ensure!(
+                variant.has_start_generator(),
+                "--seed {seed}: variant {} has a fixed start array (--seed draws the array of a variant with a \
+                 start generator, e.g. randomized or wild2)",
+                variant.name
+            );
+        }
+        let mut pos = match (&self.fen, &self.setup, self.seed) {
+            (Some(fen), _, _) => Position::from_fen(variant, fen).context("reading --fen")?,
+            (None, Some(setup), _) => {
                 if setup.starts_with("setup:") {
                     Position::from_setup_text(variant, setup).context("--setup")?
                 } else {
@@ -48,7 +61,8 @@ impl PositionArgs {
                     pos
                 }
             }
-            (None, None) => Position::start(variant),
+            (None, None, Some(seed)) => Position::start_with_seed(variant, seed),
+            (None, None, None) => Position::start(variant),
         };
         // Rejoined so that a doubled turn `a,b` reads as one move (docs/notation.md, move lists).
         pos.play_moves(&self.moves.join(",")).context("--moves")?;
