@@ -225,8 +225,13 @@ impl Position {
             _ => {}
         }
         // A castling king that moves less than two files would print like its plain step (or
-        // as a null move): it is written king takes own rook instead, as UCI_Chess960 does.
-        let short_castle = m.kind == MoveKind::Castle && (d.file(m.to) - d.file(m.from)).abs() < 2;
+        // as a null move): it is written king takes own rook instead, as UCI_Chess960 does. So is
+        // every castling of a king that roams (Emperor King Chess): its roam reaches g1 as well.
+        let short_castle = m.kind == MoveKind::Castle
+            && ((d.file(m.to) - d.file(m.from)).abs() < 2
+                || mover.is_some_and(|k| {
+                    v.powers[k.index()].iter().any(|p| matches!(p, crate::variant::powers::Power::RoamUnguarded))
+                }));
         w(format_args!("{}{}", sq(m.from), sq(if short_castle { m.aux } else { m.to })));
         if v.notation == NotationStyle::Uci {
             if let Some(t) = m.piece {

@@ -30,6 +30,14 @@ impl Position {
             self.pseudo_legal_moves_of(by, &mut probe);
             return probe.found();
         }
+        self.betza_attacks(&self.board, sq, by)
+    }
+
+    /// Whether a piece of colour `by` on `board` could capture on `sq` by its Betza moves alone
+    /// (move tables walked backwards; no powers, no regions, pins ignored). Whatever stands on
+    /// `sq` is not looked at, so this is also a guard test: would `by` recapture there.
+    pub(crate) fn betza_attacks(&self, board: &[Option<Piece>], sq: Square, by: Color) -> bool {
+        let v = &*self.variant;
         let tables = &v.tables;
         let nt = v.piece_count();
         for t in 0..nt {
@@ -42,7 +50,7 @@ impl Position {
             let slot = v.table_slot(by.other(), kind, sq);
             let (a, b) = tables.leap_index[slot];
             for l in &tables.leaps[a as usize..b as usize] {
-                if l.flags & F_CAPTURE == 0 || self.board[l.to.index()] != Some(attacker) {
+                if l.flags & F_CAPTURE == 0 || board[l.to.index()] != Some(attacker) {
                     continue;
                 }
                 if l.flags & F_INITIAL != 0 && !self.in_initial_region(l.to, by) {
@@ -62,7 +70,7 @@ impl Position {
                         } else {
                             (l.to.index() + sq.index()) - via.index()
                         };
-                        self.board[mirrored].is_some()
+                        board[mirrored].is_some()
                     }
                 });
                 if !blocked {
@@ -78,8 +86,8 @@ impl Position {
                 // With a grid, an attacker among the first `lead` squares stands in the target's
                 // cell and attacks nothing there.
                 let lead = r.lead as usize;
-                let mut occupied = squares.iter().enumerate().filter(|(_, s)| self.board[s.index()].is_some());
-                let is_attacker = |(i, s): (usize, &Square)| i >= lead && self.board[s.index()] == Some(attacker);
+                let mut occupied = squares.iter().enumerate().filter(|(_, s)| board[s.index()].is_some());
+                let is_attacker = |(i, s): (usize, &Square)| i >= lead && board[s.index()] == Some(attacker);
                 match r.jump {
                     Jump::Free | Jump::Lame => {
                         if occupied.next().is_some_and(is_attacker) {
@@ -93,7 +101,7 @@ impl Position {
                     }
                     Jump::Grasshopper => {
                         if squares.len() >= 2
-                            && self.board[squares[0].index()].is_some()
+                            && board[squares[0].index()].is_some()
                             && occupied.nth(1).is_some_and(is_attacker)
                         {
                             return true;

@@ -79,7 +79,7 @@ pub fn power_symmetric(power: &PowerSpec) -> bool {
         PowerSpec::Pull { reach, .. } | PowerSpec::PushAway { reach, .. } => betza_symmetric(reach),
         PowerSpec::Reproduce { targets } => betza_symmetric(targets),
         PowerSpec::Double { sight } | PowerSpec::PoisonSight { sight } => betza_symmetric(sight),
-        PowerSpec::HopChain | PowerSpec::RoyalLeap | PowerSpec::Teleport => true,
+        PowerSpec::HopChain | PowerSpec::RoyalLeap | PowerSpec::RoamUnguarded | PowerSpec::Teleport => true,
     }
 }
 

@@ -161,6 +161,9 @@ pub enum PowerSpec {
     PurgePromoted { dirs: String },
     /// Leaps to any square next to a friendly royal piece (Royalist).
     RoyalLeap,
+    /// Goes to any empty square, and captures any enemy on the board that no man of its own side
+    /// guards (Emperor King Chess's king, list #36).
+    RoamUnguarded,
     /// Steps onto a friend and pushes the line ahead (Ox and Dragon Tanks).
     TankPush { dirs: String, max_pushed: u8 },
     /// Pulls a piece it sees towards itself (Come Here).

@@ -264,6 +264,8 @@ static REGISTRY: &[Entry] = &[
     // Pieces in hand (issue 21): drops from a pocket, and a placement phase of forced drops.
     row(10, "Pocket Knight Chess", "pocketknight", &[], A, builtin!("pocketknight")),
     row(35, "Pre-chess", "prechess", &["placement"], A, builtin!("prechess")),
+    // A king that goes anywhere and takes unguarded men (the `roam_unguarded` power).
+    row(36, "Emperor King Chess", "emperorking", &[], B, builtin!("emperorking")),
     off_list("scirocco", &[], "Adrian King's Scirocco (2009), 10x10", builtin!("scirocco")),
     off_list("typhoon", &[], "Adrian King's Typhoon (2009 revision), 12x12", builtin!("typhoon")),
     off_list("jupiter", &[], "Adrian King's Jupiter (1999), 16x16", builtin!("jupiter")),
@@ -280,7 +282,6 @@ static REGISTRY: &[Entry] = &[
     row(30, "Rebirth-Chess", "rebirth", &[], B, NotYet("needs drops restricted to a captured man's own starting square (per-piece identity)")),
     row(31, "Canadian (Madhouse) Chess", "madhouse", &["canadian"], B, NotYet("needs a placement sub-move after each capture (the capturer places the victim)")),
     row(34, "Super Chess (14x14)", "superchess", &[], B, NotYet("needs auras, rebirth, checkers captures and path movers (heavy), and the author calls the rules incomplete")),
-    row(36, "Emperor King Chess", "emperorking", &[], B, NotYet("needs a king that goes anywhere and captures only unguarded men (a guard test in move generation)")),
     row(38, "Kriegspiel", "kriegspiel", &[], C, OutOfScope("hidden information: each player sees only his own board")),
     row(39, "Ultima = Baroque Chess", "ultima", &["baroque"], B, NotYet("needs the chameleon (captures each piece its own way); the withdrawer, long leaper, pincer, coordinator and immobilizer have powers, and the source leaves two rules open")),
     row(42, "Bughouse", "bughouse", &["siamese"], C, OutOfScope("four players in two teams on two boards, with clocks")),

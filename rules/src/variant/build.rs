@@ -193,8 +193,9 @@ impl Variant {
             let captures = atoms.iter().any(|a| a.modality.captures)
                 || !p.powers.is_empty()
                 || geometry.multi_leg().next().is_some();
-            // A royal leap may land where a Betza move does (Jupiter's Royalist).
-            let royal_leaper = p.powers.iter().any(|w| matches!(w, PowerSpec::RoyalLeap));
+            // A royal leap or a roam may land where a Betza move does (Jupiter's Royalist, the
+            // Emperor King's own king steps).
+            let royal_leaper = p.powers.iter().any(|w| matches!(w, PowerSpec::RoyalLeap | PowerSpec::RoamUnguarded));
             let needs_dedup = royal_leaper
                 || all_atoms.iter().enumerate().any(|(i, a)| {
                     all_atoms[..i].iter().any(|b| {

@@ -99,6 +99,7 @@ pub(crate) enum Power {
         dirs: [Vec<Dir>; 2],
     },
     RoyalLeap,
+    RoamUnguarded,
     TankPush {
         dirs: [Vec<Dir>; 2],
         max_pushed: u8,
@@ -331,6 +332,7 @@ impl PowerSpec {
             PowerSpec::Coordinate { dirs: d } => Power::Coordinate { dirs: lines("dirs", d)? },
             PowerSpec::PurgePromoted { dirs: d } => Power::PurgePromoted { dirs: lines("dirs", d)? },
             PowerSpec::RoyalLeap => Power::RoyalLeap,
+            PowerSpec::RoamUnguarded => Power::RoamUnguarded,
             PowerSpec::TankPush { dirs: d, max_pushed } => {
                 if *max_pushed == 0 {
                     return Err("field `max_pushed`: must be at least 1".into());

@@ -31,6 +31,7 @@
 //! | `coordinate` | `dirs` (W/F-based) | non-capturing moves to empty squares; for each friendly royal, enemies on (royal's file, arrival rank) and (arrival file, royal's rank) are captured | Coordinator (`Q`) |
 //! | `purge_promoted` | `dirs` (W/F-based, move or capture) | moves and captures; every promoted piece (a type some type promotes to) of either side next to the arrival square is captured too (`c3e5xf4xd6xe6`) | Communist (`WB2`) |
 //! | `royal_leap` | — | leaps next to any friendly royal: moves, captures an enemy, or removes a friendly non-royal there; never onto a friendly royal (the piece's moves are de-duplicated) | Royalist (Betza `FR2`) |
+//! | `roam_unguarded` | — | moves to any empty square of the board; captures any enemy man anywhere that no man of the enemy side guards: none could capture on its square by its ordinary (Betza) moves once the roamer has left its own square, pins ignored (a pinned guard still counts; the enemy's own roaming is no guard); ordinary captures of guarded men stay with the piece's Betza (the piece's moves are de-duplicated) | Emperor King Chess's king (Betza `K`, list #36) |
 //! | `tank_push` | `dirs` (one-step), `max_pushed` | steps onto a friend, pushing up to `max_pushed` friends one square on; the last captures an enemy or leaves the board; `MoveKind::Shove`, `x` lists captures and own pieces pushed off (not the one from `to`) | Ox Tank (`W`, 2), Dragon Tank (`F`, 2) |
 //! | `pull` | `reach` (W/F-based directions), `min` (>= 2), `max` | stationary: pulls the enemy that is the first piece on a line, `min..=max` away, one square closer (`MoveKind::Pull`, `d4d4<d7`) | Come Here (`Q`, 2, 4) |
 //! | `push_away` | `reach` (W/F-based directions), `max` | stationary: pushes the enemy that is the first piece on a line, at most `max` away, one square further onto an empty square (`MoveKind::Push`, `e5e5>e6`) | Go Away (`Q`, 3) |
@@ -75,6 +76,7 @@ mod purge_promoted;
 mod push_away;
 pub(crate) mod relay;
 mod reproduce;
+mod roam_unguarded;
 mod royal_leap;
 mod supported_slide;
 mod swap;
@@ -124,6 +126,7 @@ impl Position {
                 Power::Coordinate { dirs } => coordinate::moves(self, from, p, &dirs[c], out),
                 Power::PurgePromoted { dirs } => purge_promoted::moves(self, from, p, &dirs[c], out),
                 Power::RoyalLeap => royal_leap::moves(self, from, p, out),
+                Power::RoamUnguarded => roam_unguarded::moves(self, from, p, out),
                 Power::TankPush { dirs, max_pushed } => tank_push::moves(self, from, p, &dirs[c], *max_pushed, out),
                 Power::Pull { reach, min, max } => pull::moves(self, from, p, &reach[c], (*min, *max), out),
                 Power::PushAway { reach, max } => push_away::moves(self, from, p, &reach[c], *max, out),
