@@ -193,6 +193,11 @@ fn variants_setup_refusals_and_ten_ranks() {
     );
     for (variant, why) in [
         ("pocketknight", "it has pieces in hand (drops), which XBoard's engine-defined variants cannot hold"),
+        (
+            "emperorking",
+            "its pieces have powers beyond their moves (e.g. the Emperor King's roam), which XBoard's piece commands \
+             cannot express",
+        ),
         ("doubleking", "its kings castle only with given rooks, which XBoard's castling cannot express"),
         ("twomove", "a turn has several moves, and XBoard gives the move to the other side after each"),
         ("explosion", "its captures have side effects (explosion, rebirth) that only XBoard's own atomic applies"),

@@ -76,6 +76,11 @@ pub fn carry(variant: &Variant) -> Result<Carry, String> {
         // Two kings a side (Double King, Double Chess), each with its own rooks.
         return Err("its kings castle only with given rooks, which XBoard's castling cannot express".into());
     }
+    if variant.has_piece_powers() {
+        return Err("its pieces have powers beyond their moves (e.g. the Emperor King's roam), which XBoard's piece \
+                    commands cannot express"
+            .into());
+    }
     if variant.rules.turns.is_some() {
         return Err("a turn has several moves, and XBoard gives the move to the other side after each".into());
     }

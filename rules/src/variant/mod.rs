@@ -264,6 +264,12 @@ impl Variant {
         self.geometry.wrap
     }
 
+    /// Whether some piece has a named power beyond its Betza geometry (relays, igui, the Emperor
+    /// King's roam, ...), which a geometry-only description of the pieces would lose.
+    pub fn has_piece_powers(&self) -> bool {
+        self.has_powers
+    }
+
     /// Whether moves must cross a line of a grid (`[grid]`, Grid Chess).
     pub fn has_grid(&self) -> bool {
         self.cells.is_some()
