@@ -76,11 +76,6 @@ pub fn carry(variant: &Variant) -> Result<Carry, String> {
         // Two kings a side (Double King, Double Chess), each with its own rooks.
         return Err("its kings castle only with given rooks, which XBoard's castling cannot express".into());
     }
-    if variant.has_piece_powers() {
-        return Err("its pieces have powers beyond their moves (e.g. the Emperor King's roam), which XBoard's piece \
-                    commands cannot express"
-            .into());
-    }
     if variant.rules.turns.is_some() {
         return Err("a turn has several moves, and XBoard gives the move to the other side after each".into());
     }
@@ -116,6 +111,11 @@ pub fn carry(variant: &Variant) -> Result<Carry, String> {
     }
     if variant.notation != NotationStyle::Uci {
         return Err("its moves (multiple captures, conversions, passes) have no XBoard coordinate notation".into());
+    }
+    if variant.has_piece_powers() {
+        return Err("its pieces have powers beyond their moves (e.g. the Emperor King's roam), which XBoard's piece \
+                    commands cannot express"
+            .into());
     }
     let d = variant.dims;
     if d.width > 16 || d.height > 16 {
