@@ -17,6 +17,7 @@ mod checkless;
 mod doubled;
 mod drops;
 mod explosion;
+mod first_turn_swap;
 pub(crate) mod game_end;
 mod legs;
 mod multimove;
@@ -32,7 +33,7 @@ use crate::{
     moves::{Move, MoveKind, MoveList},
     position::{square_set::WORDS, Position, SquareSet},
     types::{Color, Square},
-    variant::{CaptureRule, CheckingRule, RepetitionRule, RoyalRule},
+    variant::{CaptureRule, CheckingRule, FirstTurnSwap, RepetitionRule, RoyalRule},
 };
 
 /// The queries of a sink that filters or rewrites moves on their way to its `inner` sink, which
@@ -307,6 +308,9 @@ impl Position {
         }
         self.pseudo_legal_moves_of(self.side, out);
         self.drop_moves(out);
+        if self.variant.rules.first_turn_swap == FirstTurnSwap::BackRank {
+            first_turn_swap::moves(self, out);
+        }
     }
 
     /// Pseudo-legal moves of `us`, whoever is to move (appended to `out`; a probe may stop

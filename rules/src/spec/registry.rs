@@ -228,6 +228,7 @@ static REGISTRY: &[Entry] = &[
     row(64, "ICS wild 2", "wild2", &[], A, builtin!("wild2")),
     row(65, "ICS wild 3", "wild3", &[], A, builtin!("wild3")),
     row(66, "ICS wild 4", "wild4", &[], A, builtin!("wild4")),
+    row(6, "Transcendental Chess", "transcendental", &[], B, builtin!("transcendental")),
     // The odds games (#22): one built-in per handicap array, White giving the odds.
     row(22, "Odds games: pawn odds (f-pawn)", "pawnodds", &[], A, builtin!("pawnodds")),
     row(22, "Odds games: knight odds (queen's knight)", "knightodds", &[], A, builtin!("knightodds")),
@@ -272,7 +273,6 @@ static REGISTRY: &[Entry] = &[
     off_list("chushin", &[], "Adam DeWitt's Chushin Shogi (2021), 18x18", builtin!("chushin")),
     // The list rows that are not implemented, by number.
     row(3, "Reflex Chess", "reflex", &[], B, NotYet("needs a must-mate move filter (a side that can mate must) and a reversed checkmate result")),
-    row(6, "Transcendental Chess", "transcendental", &[], B, NotYet("needs independent random arrays for the two sides and a one-off swap of two back-rank pieces in place of a move")),
     row(7, "Refusal Chess = Rejection Chess", "refusal", &["rejection"], B, NotYet("needs an opponent's veto sub-turn: the mover proposes, the opponent may refuse once")),
     row(8, "Compromise Chess", "compromise", &[], B, NotYet("needs the opponent to choose between two offered moves: an action is a pair of moves (a heavy hook)")),
     row(9, "May I?", "mayi", &[], B, NotYet("needs an opponent's approval sub-turn, and an approved move may leave the king en prise")),

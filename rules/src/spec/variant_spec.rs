@@ -66,6 +66,18 @@ pub enum CheckingRule {
     MateOnly,
 }
 
+/// Extra moves a side has on its first turn (issue 21, row #6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum FirstTurnSwap {
+    /// None.
+    #[default]
+    None,
+    /// Transcendental Chess: instead of moving, exchange two of one's own men of different
+    /// types on one's first rank (`crate::movegen::first_turn_swap`).
+    BackRank,
+}
+
 /// Which of a side's royal pieces count for check and mate (issue 21, row #71).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
@@ -444,6 +456,9 @@ pub struct VariantSpec {
     /// Which royals count for check and mate: `all` (default) or `first_by_file` (ICS wild 9).
     #[serde(default, skip_serializing_if = "is_default")]
     pub royal_choice: RoyalChoice,
+    /// First-turn swaps: `none` (default) or `back_rank` (Transcendental Chess).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub first_turn_swap: FirstTurnSwap,
     /// Multi-move turns (issue 21 rows #11-#16): `crate::spec::turns_spec::TurnsSpec`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turns: Option<crate::spec::turns_spec::TurnsSpec>,

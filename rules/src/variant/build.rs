@@ -254,6 +254,11 @@ impl Variant {
         }
 
         let castling = spec.castling.as_ref().and_then(|c| Castling::conclude(c, spec.width, lookup, &mut problems));
+        // In UCI notation a first-turn swap is written from-to onto one's own man, which is how
+        // a king-takes-rook castling is written too: the two together would be ambiguous.
+        if spec.first_turn_swap != super::FirstTurnSwap::None && castling.is_some() {
+            problems.push("field `first_turn_swap`: not supported together with castling (remove castling)".into());
+        }
 
         let extinction = spec.victory.extinction.as_ref().map(|e| {
             let types = if e.pieces.iter().any(|t| t == "*") {
@@ -448,6 +453,7 @@ impl Variant {
                 capture: spec.capture,
                 checking: spec.checking,
                 royal_choice: spec.royal_choice,
+                first_turn_swap: spec.first_turn_swap,
                 explosion,
                 rebirth,
                 turns,

@@ -126,6 +126,8 @@ pub struct Rules {
     pub checking: CheckingRule,
     /// Which royals count for check (ICS wild 9: the first by file).
     pub royal_choice: RoyalChoice,
+    /// Back-rank swaps on a side's first turn (Transcendental Chess).
+    pub first_turn_swap: FirstTurnSwap,
     /// Blasts round captures (atomic chess, Explosion Chess).
     pub explosion: Option<capture_effects::Explosion>,
     /// Rebirth of captured men (Circe Chess).
