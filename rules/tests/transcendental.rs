@@ -149,10 +149,12 @@ fn perft_of_a_fixed_array() {
 #[test]
 fn an_unknown_first_turn_swap_is_refused_naming_the_field() {
     let text = "name = \"t\"\nextends = \"chess\"\nfirst_turn_swap = \"anywhere\"\n";
-    let err = Variant::from_toml("test.toml", text, None).err().expect("refused").to_string();
+    let Err(err) = Variant::from_toml("test.toml", text, None) else { panic!("refused") };
+    let err = err.to_string();
     assert!(err.contains("first_turn_swap"), "{err}");
     // With castling kept, a K-R swap would read like king-takes-rook castling.
     let text = "name = \"t\"\nextends = \"chess\"\nfirst_turn_swap = \"back_rank\"\n";
-    let err = Variant::from_toml("test.toml", text, None).err().expect("refused").to_string();
+    let Err(err) = Variant::from_toml("test.toml", text, None) else { panic!("refused") };
+    let err = err.to_string();
     assert!(err.contains("first_turn_swap") && err.contains("castling"), "{err}");
 }
