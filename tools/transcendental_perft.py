@@ -6,7 +6,8 @@ import itertools
 
 import chess
 
-FEN = "nrbkqbrn/pppppppp/8/8/8/8/PPPPPPPP/BNRQKRNB w - - 0 1"
+import sys
+FEN = sys.argv[1] if len(sys.argv) > 1 else "nrbkqbrn/pppppppp/8/8/8/8/PPPPPPPP/BNRQKRNB w - - 0 1"
 def swaps(b, color):
     rank = 0 if color == chess.WHITE else 7
     sq = [chess.square(f, rank) for f in range(8)]
