@@ -13,7 +13,7 @@
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
-use fairyzero_rules::{Color, MoveList, Piece, Position, Square, Variant};
+use fairyzero_rules::{Color, MoveList, Piece, Position, Variant};
 use serde_json::{json, Value};
 
 /// The page, with `/*GAME*/null` where the game's JSON goes.
@@ -50,10 +50,6 @@ pub struct GameInput {
 
 /// How many policy targets the page lists per ply.
 const TOP_TARGETS: usize = 8;
-
-fn side_name(c: Color) -> &'static str {
-    c.name()
-}
 
 /// The board as `[[square, piece type, side], ...]` (side 0 = the first player).
 fn board_json(pos: &Position) -> Value {
@@ -115,7 +111,7 @@ pub fn game_json(game: &GameInput) -> Result<Value> {
         pos.make(m);
         let mut entry = json!({
             "move": ply.mv,
-            "side": side_name(mover),
+            "side": mover.name(),
             "setup": setup,
             "changes": changes(&before, pos.board(), mover),
             "fen": pos.to_fen(),
@@ -146,7 +142,7 @@ pub fn game_json(game: &GameInput) -> Result<Value> {
         "width": dims.width,
         "height": dims.height,
         "files": files,
-        "sides": [side_name(Color::Blue), side_name(Color::Tan)],
+        "sides": [Color::Blue.name(), Color::Tan.name()],
         "pieces": pieces,
         "start_fen": game.start.to_fen(),
         "boards": boards,
@@ -163,13 +159,9 @@ pub fn game_page(game: &GameInput) -> Result<String> {
     Ok(TEMPLATE.replacen(PLACEHOLDER, &text, 1).replace("{{TITLE}}", &html_escape(&game.title)))
 }
 
-fn html_escape(s: &str) -> String {
+/// `s` with the characters HTML gives a meaning escaped (text and attribute values).
+pub fn html_escape(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
-}
-
-/// The square's name (`e4`), for tests and messages.
-pub fn square_name(variant: &Variant, sq: usize) -> String {
-    variant.dims.square_name(Square(sq as u16))
 }
 
 #[cfg(test)]

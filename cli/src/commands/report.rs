@@ -82,9 +82,7 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}.note{color:#777;font-
 svg text{font-size:11px;fill:#444}iframe{width:100%;height:780px;border:1px solid #ccc;margin-bottom:12px}\
 .legend span{margin-right:14px;font-size:12px}";
 
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
-}
+use crate::viewer::html_escape as esc;
 
 /// Every line of `metrics.jsonl`; a line cut short by a kill (the last one) is skipped, any
 /// other bad line is an error naming it.
