@@ -294,6 +294,8 @@ mod tests {
             (&["uci", "--net", "random:tiny"], LibtorchUse::Needs),
             (&["export-model", "--run", ckpt, "--out", "o"], LibtorchUse::None),
             (&["compare", "--run", &format!("a={ckpt}"), "--out", "o"], LibtorchUse::None),
+            (&["play", "--variant", "chess", "--engine", "alphabeta:1"], LibtorchUse::None),
+            (&["play", "--variant", "chess", "--net", &format!("{ckpt}@8")], LibtorchUse::Needs),
         ];
         for (args, expected) in cases {
             let cli = Cli::try_parse_from(std::iter::once(&"fairyzero").chain(args.iter()))

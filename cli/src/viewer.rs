@@ -1,7 +1,9 @@
 //! The game viewer: one self-contained HTML page per game (`fairyzero show-game --html`), which
 //! draws a board of any size as SVG and steps through the game.
 //!
-//! The page is `assets/viewer.html` with the game as JSON in a `<script type="application/json">`
+//! The page is `assets/viewer.html`, with the board's drawing (`assets/board.js` and
+//! `board.css`, which the play page of `fairyzero play` shares: [`with_board`]) inlined, and
+//! the game as JSON in a `<script type="application/json">`
 //! element: no network, no external script or font, so a page can be mailed or committed and
 //! still opens in ten years. Every board the page shows is computed here by the rules crate
 //! (the page itself knows no rules): the position before the first move and after each move,
@@ -19,6 +21,19 @@ use serde_json::{json, Value};
 /// The page, with `/*GAME*/null` where the game's JSON goes.
 const TEMPLATE: &str = include_str!("../assets/viewer.html");
 const PLACEHOLDER: &str = "/*GAME*/null";
+
+/// The board's drawing, shared by the pages that show a board (viewer.html, play.html).
+const BOARD_JS: &str = include_str!("../assets/board.js");
+const BOARD_CSS: &str = include_str!("../assets/board.css");
+
+/// `template` with the shared board script and style inlined where it says `/*BOARD_JS*/`
+/// (inside a `<script>` element) and `/*BOARD_CSS*/` (inside `<style>`).
+pub(crate) fn with_board(template: &str) -> String {
+    debug_assert!(template.contains("/*BOARD_JS*/") && template.contains("/*BOARD_CSS*/"));
+    // Inlined in a <script> element, the script must not contain `</` (it would end it).
+    debug_assert!(!BOARD_JS.contains("</") && !BOARD_CSS.contains("</"));
+    template.replacen("/*BOARD_CSS*/", BOARD_CSS, 1).replacen("/*BOARD_JS*/", BOARD_JS, 1)
+}
 
 /// What the search said about one move, where the record has it.
 #[derive(Clone, Debug, Default)]
@@ -52,7 +67,7 @@ pub struct GameInput {
 const TOP_TARGETS: usize = 8;
 
 /// The board as `[[square, piece type, side], ...]` (side 0 = the first player).
-fn board_json(pos: &Position) -> Value {
+pub(crate) fn board_json(pos: &Position) -> Value {
     let cells: Vec<Value> = pos
         .board()
         .iter()
@@ -63,7 +78,7 @@ fn board_json(pos: &Position) -> Value {
 }
 
 /// Squares a move changed, by what happened there, from the boards before and after it.
-fn changes(before: &[Option<Piece>], after: &[Option<Piece>], mover: Color) -> Value {
+pub(crate) fn changes(before: &[Option<Piece>], after: &[Option<Piece>], mover: Color) -> Value {
     let (mut from, mut to, mut captured, mut changed) = (vec![], vec![], vec![], vec![]);
     for (sq, (b, a)) in before.iter().zip(after).enumerate() {
         if b == a {
@@ -91,11 +106,7 @@ fn changes(before: &[Option<Piece>], after: &[Option<Piece>], mover: Color) -> V
 /// per move its text, side, changes and search notes.
 pub fn game_json(game: &GameInput) -> Result<Value> {
     let variant: &Arc<Variant> = game.start.variant();
-    let dims = variant.dims;
-    if !(1..=26).contains(&dims.width) || !(1..=99).contains(&dims.height) {
-        bail!("the viewer draws boards up to 26 files; {} is {}x{}", variant.name, dims.width, dims.height);
-    }
-    let pieces: Vec<Value> = variant.pieces.iter().map(|p| json!({ "token": p.token, "name": p.name })).collect();
+    let mut data = board_geometry(variant)?;
     let mut pos = game.start.clone();
     let mut boards = vec![board_json(&pos)];
     let mut plies = Vec::with_capacity(game.moves.len());
@@ -134,19 +145,30 @@ pub fn game_json(game: &GameInput) -> Result<Value> {
         plies.push(entry);
         boards.push(board_json(&pos));
     }
+    data["title"] = json!(game.title);
+    data["header"] = game.header.iter().map(|(k, v)| json!([k, v])).collect();
+    data["start_fen"] = json!(game.start.to_fen());
+    data["boards"] = Value::Array(boards);
+    data["plies"] = Value::Array(plies);
+    Ok(data)
+}
+
+/// What board.js needs to draw `variant`'s boards: its name, size, file letters, the two
+/// sides' names and the pieces (`token`, full `name`) by type index.
+pub(crate) fn board_geometry(variant: &Variant) -> Result<Value> {
+    let dims = variant.dims;
+    if !(1..=26).contains(&dims.width) || !(1..=99).contains(&dims.height) {
+        bail!("the viewer draws boards up to 26 files; {} is {}x{}", variant.name, dims.width, dims.height);
+    }
+    let pieces: Vec<Value> = variant.pieces.iter().map(|p| json!({ "token": p.token, "name": p.name })).collect();
     let files: Vec<String> = (0..dims.width).map(|f| ((b'a' + f) as char).to_string()).collect();
     Ok(json!({
-        "title": game.title,
-        "header": game.header.iter().map(|(k, v)| json!([k, v])).collect::<Vec<_>>(),
         "variant": variant.name,
         "width": dims.width,
         "height": dims.height,
         "files": files,
         "sides": [Color::Blue.name(), Color::Tan.name()],
         "pieces": pieces,
-        "start_fen": game.start.to_fen(),
-        "boards": boards,
-        "plies": plies,
     }))
 }
 
@@ -156,7 +178,7 @@ pub fn game_page(game: &GameInput) -> Result<String> {
     // Inside <script>, only `</` can end the element early; JSON allows `<\/` for it.
     let text = serde_json::to_string(&data).context("writing the game as JSON")?.replace("</", "<\\/");
     debug_assert!(TEMPLATE.contains(PLACEHOLDER));
-    Ok(TEMPLATE.replacen(PLACEHOLDER, &text, 1).replace("{{TITLE}}", &html_escape(&game.title)))
+    Ok(with_board(TEMPLATE).replacen(PLACEHOLDER, &text, 1).replace("{{TITLE}}", &html_escape(&game.title)))
 }
 
 /// `s` with the characters HTML gives a meaning escaped (text and attribute values).
@@ -206,5 +228,6 @@ mod tests {
         let page = game_page(&g).unwrap();
         assert_eq!(page.matches("</script>").count(), TEMPLATE.matches("</script>").count());
         assert!(page.contains("&lt;/script&gt;"), "the title is escaped");
+        assert!(page.contains("function makeBoard") && !page.contains("/*BOARD_"), "the board script is inlined");
     }
 }

@@ -23,6 +23,7 @@ pub mod info;
 pub mod ladder;
 pub mod matches;
 pub mod model;
+pub mod play;
 pub mod report;
 pub mod rules;
 pub mod selfplay;
@@ -76,6 +77,8 @@ pub enum Command {
     Uci(uci::UciArgs),
     /// Play as an XBoard (CECP v2) engine on stdin/stdout, with a net or the alpha-beta player behind it (docs/engines.md)
     Xboard(xboard::XboardArgs),
+    /// Play against a net or a baseline player on a local web page (click a piece, click a target); games saved for show-game
+    Play(play::PlayArgs),
 }
 
 /// What a parsed command needs of libtorch.
@@ -117,6 +120,7 @@ impl Command {
             Command::Train(_) => LibtorchUse::Needs,
             Command::Uci(args) => needs(args.engine.net.is_some()),
             Command::Xboard(args) => needs(args.engine.net.is_some()),
+            Command::Play(args) => needs(args.needs_libtorch()),
         }
     }
 
@@ -141,6 +145,7 @@ impl Command {
             Command::ExportModel(args) => model::run(args),
             Command::Uci(args) => uci::run(args, net),
             Command::Xboard(args) => xboard::run(args, net),
+            Command::Play(args) => play::run(args, net),
         }
     }
 }
