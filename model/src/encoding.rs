@@ -6,7 +6,9 @@
 //!
 //! A position becomes
 //! - per-square **piece ids** `0` (empty) or `1 + 2 * type + (0 ours | 1 theirs)`, looked up in
-//!   a learned embedding table by the net (rather than hundreds of one-hot planes);
+//!   a learned embedding table by the net (rather than hundreds of one-hot planes); in a variant
+//!   with a neutral token (`[neutral_token]`), its square has the id `1 + 2 * types`, one more
+//!   row of that table ([`board_vocab`]);
 //! - a few **spatial planes** ([`plane`]): on-board, both promotion zones, en-passant squares;
 //! - a few **global features** ([`global`]): side to move, repetitions, setup phase and its
 //!   progress, move-cap and halfmove-clock progress, castling rights, whether the opponent just
@@ -263,6 +265,13 @@ pub fn piece_vocab(piece_types: usize) -> usize {
     1 + 2 * piece_types
 }
 
+/// Rows of `variant`'s board id vocabulary: [`piece_vocab`], plus one for the neutral token in
+/// a variant with one (`[neutral_token]`: its id is `piece_vocab(types)`), so that every other
+/// variant's table, and its checkpoints, are as before.
+pub fn board_vocab(variant: &Variant) -> usize {
+    piece_vocab(variant.piece_count()) + usize::from(variant.rules.neutral_token.is_some())
+}
+
 /// The encoding described in the module documentation, with the per-variant tables it needs
 /// precomputed (promotion zones of both colours).
 pub struct StandardEncoding {
@@ -381,6 +390,12 @@ impl Encoding for StandardEncoding {
             for (dst, &p) in pieces.iter_mut().zip(board.iter().rev()) {
                 *dst = id(p);
             }
+        }
+        // The neutral token stands on a square of its own, an obstacle to both sides: it is
+        // one more occupant of the id plane (the last row of `board_vocab`), seen from the side
+        // to move like every square.
+        if let Some(t) = pos.neutral_token() {
+            pieces[self.relative_square(us, t) as usize] = piece_vocab(v.piece_count()) as i64;
         }
 
         // Spatial planes.

@@ -130,7 +130,7 @@ impl Position {
         let v = self.variant();
         let fen = self.to_fen();
         let mut fields: Vec<String> = fen.split(' ').map(str::to_string).collect();
-        fields[0] = v.board_field(&piece_at);
+        fields[0] = v.board_field_with_token(&piece_at, self.token);
         if v.has_drops() {
             fields[0].push_str(&v.pocket_field(self.hands()));
         }

@@ -217,6 +217,14 @@ fn transformed_fen(base: &Position, map: &dyn Fn(Square) -> Square, swap: bool, 
         for file in 0..d.width as i32 {
             let target = d.square(file, rank).unwrap();
             match base.piece_at(map(target)) {
+                // The neutral token (`[neutral_token]`) moves with the squares.
+                None if base.neutral_token() == Some(map(target)) => {
+                    if empty > 0 {
+                        s.push_str(&empty.to_string());
+                        empty = 0;
+                    }
+                    s.push('*');
+                }
                 None => empty += 1,
                 Some(p) => {
                     if empty > 0 {

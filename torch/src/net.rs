@@ -39,7 +39,7 @@ use tch::{
 use fairyzero_model::{
     config::{NetConfig, Precision, PrecisionSetting},
     encoding::{
-        global, global_len, piece_vocab, plane, EncodedBatch, CAPTURE_COUNT_SLOTS, MOVE_KIND_SLOTS, NO_SQUARE,
+        board_vocab, global, global_len, plane, EncodedBatch, CAPTURE_COUNT_SLOTS, MOVE_KIND_SLOTS, NO_SQUARE,
         SECOND_ACTION_KIND_SLOT,
     },
     identity::{piece_identities, PieceIdentity},
@@ -506,7 +506,7 @@ impl Net {
         let types = variant.piece_count();
 
         let input = &root / "input";
-        let piece_embedding = embedding(&input / "piece_embedding", piece_vocab(types), e, 1.0);
+        let piece_embedding = embedding(&input / "piece_embedding", board_vocab(&variant), e, 1.0);
         let stem = conv(&input / "stem", e + plane::COUNT, c, 3);
         let stem_global = linear(&input / "global", global_len(&variant), c);
 

@@ -18,6 +18,10 @@ impl Position {
     /// Whether a piece of colour `by` attacks (could capture on) `sq`, given the board as it is.
     pub fn is_attacked(&self, sq: Square, by: Color) -> bool {
         let v = &*self.variant;
+        if v.rules.neutral_token.is_some() {
+            // The token blocks lines and must copy the capture (`neutral_token`).
+            return self.token_aware_attacked(sq, by);
+        }
         if let Some(tables) = &v.attack_tables {
             return tables.is_attacked(&self.board, sq, by);
         }
@@ -116,6 +120,9 @@ impl Position {
     /// Whether any royal piece of `color` is attacked, counting the flying general's file attack
     /// where the variant has it.
     pub fn in_check(&self, color: Color) -> bool {
+        if self.variant.rules.neutral_token.is_some() {
+            return self.token_in_check(color);
+        }
         let c = color.index();
         let mut royals = &self.royals[c][..self.n_royals[c] as usize];
         if self.variant.rules.royal_choice == RoyalChoice::FirstByFile {

@@ -21,6 +21,7 @@ mod first_turn_swap;
 pub(crate) mod game_end;
 mod legs;
 mod multimove;
+pub(crate) mod neutral_token;
 mod perft;
 pub mod powers;
 mod rifle;
@@ -310,6 +311,9 @@ impl Position {
         self.drop_moves(out);
         if self.variant.rules.first_turn_swap == FirstTurnSwap::BackRank {
             first_turn_swap::moves(self, out);
+        }
+        if self.variant.rules.neutral_token.is_some() {
+            self.retain_token_moves(out);
         }
     }
 

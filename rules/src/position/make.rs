@@ -31,6 +31,8 @@ pub(crate) struct Undo {
     /// that does not end its turn leaves the move number as it was.
     fullmove: u32,
     turn_left: u16,
+    /// The neutral token's square (`Square::NONE` without one).
+    token: Square,
 }
 
 /// What the actions of one turn did that outlives the board edits.
@@ -108,6 +110,7 @@ impl Position {
             last_move_was_pass: self.last_move_was_pass,
             fullmove: self.fullmove,
             turn_left: self.turn_left,
+            token: self.token,
         };
         self.hashes.push(self.hash);
         if mv.kind == MoveKind::Setup {
@@ -139,6 +142,11 @@ impl Position {
             self.apply_action(&second, &mut facts);
         } else {
             self.apply_action(&mv, &mut facts);
+        }
+        // The neutral token copies the move (`movegen::neutral_token`); no variant with one has
+        // doubled turns.
+        if !self.token.is_none() {
+            self.move_neutral_token(&mv, &mut facts);
         }
         if checks {
             self.end_of_action_checks(turn_start, Square::NONE);
@@ -338,6 +346,7 @@ impl Position {
         self.side = undo.side;
         self.setup_ply = undo.setup_ply;
         self.last_move_was_pass = undo.last_move_was_pass;
+        self.token = undo.token;
         self.irreversible = undo.irreversible;
         self.hash = undo.hash;
         self.ply -= 1;

@@ -88,6 +88,9 @@ pub struct Position {
     pub(crate) turn_threat: Option<(u64, bool)>,
     /// Pieces in hand per `Piece::index()` (`[drops]`, see `hand`); empty without drops.
     pub(crate) hand: Vec<u8>,
+    /// The neutral token's square (`[neutral_token]`, `movegen::neutral_token`); `Square::NONE`
+    /// in every other variant.
+    pub(crate) token: Square,
 }
 
 /// A stack that grows as moves are made (history, journal, hashes): a clone keeps room for a
@@ -144,6 +147,7 @@ impl PartialEq for Position {
             && self.turn_left == other.turn_left
             && self.hash == other.hash
             && self.hand == other.hand
+            && self.token == other.token
             && self.pass_is_restricted() == other.pass_is_restricted()
     }
 }
@@ -180,6 +184,7 @@ impl Position {
             turn_left: raw.turn_left,
             turn_threat: None,
             hand: raw.hand,
+            token: raw.token,
             variant,
         };
         for (i, p) in raw.board.into_iter().enumerate() {
@@ -224,6 +229,12 @@ impl Position {
 
     pub fn en_passant(&self) -> Option<EnPassant> {
         self.ep
+    }
+
+    /// The neutral token's square, in a variant with one (`[neutral_token]`).
+    #[inline]
+    pub fn neutral_token(&self) -> Option<Square> {
+        (!self.token.is_none()).then_some(self.token)
     }
 
     /// Whether the previous move was a pass (then a per-piece pass variant allows none now,

@@ -80,7 +80,10 @@ impl Variant {
     /// Whether losing one's royals loses the game (royal rule `capture`, or royals that a blast
     /// can remove: `[explosion]`), with royal pieces.
     fn loses_with_royals(&self) -> bool {
-        (self.rules.royal == RoyalRule::Capture || self.rules.explosion.is_some())
+        // A capturing neutral token can take a king (Salt Shaker Chess, `movegen::neutral_token`).
+        (self.rules.royal == RoyalRule::Capture
+            || self.rules.explosion.is_some()
+            || self.rules.neutral_token.as_ref().is_some_and(|t| t.captures))
             && self.pieces.iter().any(|p| p.royal)
     }
 }

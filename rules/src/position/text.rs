@@ -10,7 +10,7 @@ impl Position {
     /// Prints the position string.
     pub fn to_fen(&self) -> String {
         let v = self.variant();
-        let mut s = v.board_field(|sq| self.piece_at(sq));
+        let mut s = v.board_field_with_token(|sq| self.piece_at(sq), self.token);
         if v.has_drops() {
             s.push_str(&v.pocket_field(self.hands()));
         }

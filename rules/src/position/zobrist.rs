@@ -20,8 +20,8 @@ impl Position {
         self.variant.zobrist.pieces[p.index() * self.variant.dims.squares() + sq.index()]
     }
 
-    /// The hash of everything but the pieces: side to move, castling rights, en passant and
-    /// the setup ply.
+    /// The hash of everything but the pieces: side to move, castling rights, en passant, the
+    /// setup ply and the neutral token's square.
     pub(crate) fn state_hash(&self) -> u64 {
         let z = &self.variant.zobrist;
         let mut h = z.castling[self.castling as usize & 15];
@@ -47,6 +47,9 @@ impl Position {
         }
         // Multi-move turns: the moves left in the turn (0 in every other variant).
         h ^= self.turn_key();
+        if !self.token.is_none() {
+            h ^= crate::movegen::neutral_token::token_key(self.token);
+        }
         h
     }
 

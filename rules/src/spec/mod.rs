@@ -13,6 +13,7 @@ pub mod capture_spec;
 pub mod drops_spec;
 pub(crate) mod load;
 pub mod mirror;
+pub mod neutral_token_spec;
 pub mod power_spec;
 pub mod registry;
 pub mod setup_spec;

@@ -267,6 +267,10 @@ static REGISTRY: &[Entry] = &[
     row(35, "Pre-chess", "prechess", &["placement"], A, builtin!("prechess")),
     // A king that goes anywhere and takes unguarded men (the `roam_unguarded` power).
     row(36, "Emperor King Chess", "emperorking", &[], B, builtin!("emperorking")),
+    // A neutral token that copies every move (`[neutral_token]`).
+    row(43, "Shadow Chess", "shadow", &[], B, builtin!("shadow")),
+    row(44, "Imitator Chess", "imitator", &[], B, builtin!("imitator")),
+    row(45, "Salt Shaker Chess", "saltshaker", &[], B, builtin!("saltshaker")),
     off_list("scirocco", &[], "Adrian King's Scirocco (2009), 10x10", builtin!("scirocco")),
     off_list("typhoon", &[], "Adrian King's Typhoon (2009 revision), 12x12", builtin!("typhoon")),
     off_list("jupiter", &[], "Adrian King's Jupiter (1999), 16x16", builtin!("jupiter")),
@@ -285,9 +289,6 @@ static REGISTRY: &[Entry] = &[
     row(38, "Kriegspiel", "kriegspiel", &[], C, OutOfScope("hidden information: each player sees only his own board")),
     row(39, "Ultima = Baroque Chess", "ultima", &["baroque"], B, NotYet("needs the chameleon (captures each piece its own way); the withdrawer, long leaper, pincer, coordinator and immobilizer have powers, and the source leaves two rules open")),
     row(42, "Bughouse", "bughouse", &["siamese"], C, OutOfScope("four players in two teams on two boards, with clocks")),
-    row(43, "Shadow Chess", "shadow", &[], B, NotYet("needs a neutral coin that repeats each move's displacement, its path making moves illegal")),
-    row(44, "Imitator Chess", "imitator", &[], B, NotYet("needs a neutral imitator that shifts with each move, a blocked shift making the move illegal")),
-    row(45, "Salt Shaker Chess", "saltshaker", &[], B, NotYet("needs a neutral capturing token that copies each move's displacement")),
     row(46, "Through the Looking Glass Chess (Alice chess)", "alice", &[], B, NotYet("needs a two-layer board: a move takes the piece to the other board (a heavy hook)")),
     row(47, "Ultima-Chess (file powers)", "ultimafile", &[], B, NotYet("needs move powers lent by the friendly pieces on the mover's file")),
     row(48, "Inverse-Ultima-Chess", "inverseultima", &[], B, NotYet("needs move powers lent by the friendly pieces on the destination's file (a heavy hook)")),
@@ -474,7 +475,8 @@ mod tests {
         // A variant whose array is drawn by chance: the first is the array of seed 0.
         let (start, first) = match v.generated_start(0) {
             Some(fen) => (fen, "seed 0"),
-            None => (v.spec.start.clone(), "start"),
+            // The concluded start: a neutral token's `*` is added to the spec's (`[neutral_token]`).
+            None => (v.start.clone(), "start"),
         };
         assert_eq!(Some(board.as_str()), start.split_whitespace().next(), "{path}: the first is the {first}");
         match blocks.len() - 1 {

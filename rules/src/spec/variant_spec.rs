@@ -468,6 +468,10 @@ pub struct VariantSpec {
     /// Rebirth of captured men on their home squares (Circe Chess #29).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rebirth: Option<RebirthSpec>,
+    /// A neutral token that copies every move's displacement (Shadow, Imitator and Salt Shaker
+    /// Chess, #43-#45): `crate::spec::neutral_token_spec::NeutralTokenSpec`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub neutral_token: Option<crate::spec::neutral_token_spec::NeutralTokenSpec>,
 }
 
 fn default_move_cap() -> u32 {

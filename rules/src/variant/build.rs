@@ -332,6 +332,8 @@ impl Variant {
         let (geo, cells) = topology::conclude(&spec, &geometries, &full_geometries, &mut problems);
         let (explosion, rebirth) =
             super::capture_effects::conclude(&spec, geo, dims, &pieces, &powers, &lookup, &mut problems);
+        let neutral_token =
+            super::neutral_token::conclude(&spec, dims, &geometries, !legs.is_empty(), &mut problems);
         if !problems.is_empty() {
             return Err(problems);
         }
@@ -357,8 +359,13 @@ impl Variant {
             .collect();
         let capture_atoms = || geometries.iter().flatten().filter(|a| a.modality.captures);
         // The flying general pins along files that the pin shortcut does not look at.
-        let simple_attacks =
-            !has_powers && !regional && !spec.flying_general && capture_atoms().all(|a| a.jump == Jump::Free);
+        // A neutral token blocks lines and moves with every move, which the shortcut's pin
+        // test and the reverse tables do not see (`movegen::neutral_token`).
+        let simple_attacks = !has_powers
+            && !regional
+            && !spec.flying_general
+            && spec.neutral_token.is_none()
+            && capture_atoms().all(|a| a.jump == Jump::Free);
         let coords =
             (0..nsq).map(|i| (dims.file(Square(i as u16)) as i16, dims.rank(Square(i as u16)) as i16)).collect();
         let attack_tables = if simple_attacks { AttackTables::build(geo, cells.as_ref(), &geometries) } else { None };
@@ -392,7 +399,8 @@ impl Variant {
         }
         // Royalty by position (ICS wild 9: the first king by file) is not its own mirror image.
         // Circe's rebirth squares are not their own mirror image (the queen's d1).
-        if spec.royal_choice != super::RoyalChoice::All || rebirth.is_some() {
+        // So is a neutral token's start square off the middle file (d4).
+        if spec.royal_choice != super::RoyalChoice::All || rebirth.is_some() || neutral_token.is_some() {
             mirror_safe.iter_mut().for_each(|s| *s = false);
             mirror_type.iter_mut().for_each(|t| *t = None);
         }
@@ -433,7 +441,7 @@ impl Variant {
             name: spec.name.clone(),
             dims,
             pieces,
-            start: spec.start.clone(),
+            start: neutral_token.as_ref().map_or_else(|| spec.start.clone(), |(_, start)| start.clone()),
             notation: spec.notation,
             rules: Rules {
                 promotion: spec.promotion.clone(),
@@ -457,6 +465,7 @@ impl Variant {
                 explosion,
                 rebirth,
                 turns,
+                neutral_token: neutral_token.map(|(t, _)| t),
             },
             hash: fnv1a(resolved.as_bytes()),
             spec,

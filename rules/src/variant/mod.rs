@@ -14,6 +14,7 @@ pub(crate) mod castling;
 pub(crate) mod drops;
 pub(crate) mod legs;
 mod mirror;
+pub mod neutral_token;
 pub(crate) mod powers;
 pub(crate) mod regions;
 pub(crate) mod setup;
@@ -134,6 +135,8 @@ pub struct Rules {
     pub rebirth: Option<capture_effects::Rebirth>,
     /// Multi-move turns (`[turns]`, issue 21 rows #11-#16); `None`: one move per turn.
     pub turns: Option<turns::TurnSchedule>,
+    /// The neutral token that copies every move (Shadow, Imitator, Salt Shaker Chess).
+    pub neutral_token: Option<neutral_token::NeutralToken>,
 }
 
 /// Extinction, concluded: the counted types (`None` = all pieces together).

@@ -51,6 +51,8 @@ pub(crate) struct RawPosition {
     pub hand: Vec<u8>,
     /// Moves left in the current turn (multi-move turns, `[turns]`); 0 without them.
     pub turn_left: u16,
+    /// The neutral token's square (`*`, `[neutral_token]`); `Square::NONE` without one.
+    pub token: Square,
 }
 
 /// Checks the text between a token's parentheses: letters, optionally after one leading `+`
@@ -86,21 +88,32 @@ impl Variant {
     /// The board field of a position string: ranks from the last to the first, files from the
     /// left, runs of empty squares as numbers, pieces as this variant's tokens.
     pub fn board_field(&self, piece_at: impl Fn(Square) -> Option<Piece>) -> String {
+        self.board_field_with_token(piece_at, Square::NONE)
+    }
+
+    /// [`Variant::board_field`] with the neutral token written `*` on `token` (a square without
+    /// a man; `Square::NONE` writes none).
+    pub fn board_field_with_token(&self, piece_at: impl Fn(Square) -> Option<Piece>, token: Square) -> String {
         let d = self.dims;
         let mut s = String::new();
         for rank in (0..d.height as i32).rev() {
             let mut empty = 0;
             for file in 0..d.width as i32 {
-                match piece_at(d.square(file, rank).expect("on the board")) {
-                    None => empty += 1,
-                    Some(p) => {
-                        if empty > 0 {
-                            s.push_str(&empty.to_string());
-                            empty = 0;
-                        }
-                        s.push_str(&self.piece_token(p));
+                let sq = d.square(file, rank).expect("on the board");
+                let piece = piece_at(sq);
+                let text = match piece {
+                    Some(p) => self.piece_token(p),
+                    None if sq == token => super::neutral_token::TOKEN_CHAR.to_string(),
+                    None => {
+                        empty += 1;
+                        continue;
                     }
+                };
+                if empty > 0 {
+                    s.push_str(&empty.to_string());
+                    empty = 0;
                 }
+                s.push_str(&text);
             }
             if empty > 0 {
                 s.push_str(&empty.to_string());
@@ -140,6 +153,7 @@ impl Variant {
             ));
         }
         let width = d.width as usize;
+        let mut token = Square::NONE;
         let mut pos_in_text = 0;
         for (i, rank_text) in ranks.iter().enumerate() {
             let rank = d.height as usize - 1 - i;
@@ -169,6 +183,24 @@ impl Variant {
                         let inner = &chars[j + 1..j + close];
                         check_token_syntax(inner).map_err(|(k, message)| err(Some(at + 1 + k), message))?;
                         (inner.iter().collect(), close + 1)
+                    } else if c == super::neutral_token::TOKEN_CHAR {
+                        // The neutral token (`[neutral_token]`): one, on a square of its own.
+                        if self.rules.neutral_token.is_none() {
+                            return Err(err(
+                                Some(at),
+                                format!("'*' (a neutral token) in variant {}, which has none", self.name),
+                            ));
+                        }
+                        if !token.is_none() {
+                            return Err(err(Some(at), "a second neutral token '*': the board has one".into()));
+                        }
+                        if file >= width {
+                            return Err(err(Some(at), too_long()));
+                        }
+                        token = Square((rank * width + file) as u16);
+                        file += 1;
+                        j += 1;
+                        continue;
                     } else if c.is_ascii_alphabetic() {
                         (c.to_string(), 1)
                     } else if c == '+' {
@@ -205,6 +237,10 @@ impl Variant {
                 ));
             }
             pos_in_text += chars.len() + 1;
+        }
+
+        if self.rules.neutral_token.is_some() && token.is_none() {
+            return Err(err(None, format!("the board has no neutral token '*' (variant {} has one)", self.name)));
         }
 
         let side = match fields.get(1) {
@@ -344,7 +380,19 @@ impl Variant {
                 return Err(err(None, format!("{} has more than {MAX_ROYALS} royal pieces", color.name())));
             }
         }
-        Ok(RawPosition { board, side, castling, castle_rooks, castle_kings, ep, halfmove, fullmove, hand, turn_left })
+        Ok(RawPosition {
+            board,
+            side,
+            castling,
+            castle_rooks,
+            castle_kings,
+            ep,
+            halfmove,
+            fullmove,
+            hand,
+            turn_left,
+            token,
+        })
     }
 
     /// Per `Piece::index()`: how many such pieces stand on `board`.
