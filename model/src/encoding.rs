@@ -10,6 +10,8 @@
 //!   with a neutral token (`[neutral_token]`), its square has the id `1 + 2 * types`, one more
 //!   row of that table ([`board_vocab`]);
 //! - a few **spatial planes** ([`plane`]): on-board, both promotion zones, en-passant squares;
+//!   in a variant with protean men (`[protean]`), two more after those ([`protean_planes`]):
+//!   where the side to move's protean man stands, and where the opponent's does;
 //! - a few **global features** ([`global`]): side to move, repetitions, setup phase and its
 //!   progress, move-cap and halfmove-clock progress, castling rights, whether the opponent just
 //!   passed. They are constant over the board, so the net adds them once to its stem (KataGo's
@@ -49,7 +51,30 @@ pub mod plane {
     pub const THEIR_PROMOTION_ZONE: usize = 2;
     /// Squares that can be captured onto en passant right now.
     pub const EN_PASSANT: usize = 3;
+    /// The planes every variant has. The variant planes follow them ([`super::plane_len`]).
     pub const COUNT: usize = 4;
+    /// Variant planes of Protean Chess (`[protean]`, [`super::protean_planes`]): 1 on the
+    /// square of the side to move's protean man, and on the opponent's.
+    pub const PROTEAN_OURS: usize = COUNT;
+    pub const PROTEAN_THEIRS: usize = COUNT + 1;
+}
+
+/// The protean planes of a variant with protean men (`[protean]`): [`plane::PROTEAN_OURS`] and
+/// [`plane::PROTEAN_THEIRS`]. Which man is protean decides what its captures do, and the board
+/// shows only its type. A variant without protean men has none, so its inputs (and checkpoints)
+/// are as before.
+pub fn protean_planes(variant: &Variant) -> usize {
+    if variant.rules.protean.is_some() {
+        2
+    } else {
+        0
+    }
+}
+
+/// How many spatial planes a position of `variant` has: [`plane::COUNT`] plus its variant
+/// planes ([`protean_planes`]). The net's stem takes this many planes besides the piece ids.
+pub fn plane_len(variant: &Variant) -> usize {
+    plane::COUNT + protean_planes(variant)
 }
 
 /// Board-wide input features.
@@ -152,6 +177,7 @@ pub fn move_kind_id(kind: MoveKind) -> u8 {
         MoveKind::Pull => 10,
         MoveKind::Reproduce => 11,
         MoveKind::Shove => 12,
+        MoveKind::Mark => 13,
     }
 }
 
@@ -218,7 +244,7 @@ impl ActionFeatures {
 pub struct PositionSlot<'a> {
     /// `squares` piece ids, rank-major in relative numbering.
     pub pieces: &'a mut [i64],
-    /// `plane::COUNT * squares` values, plane-major.
+    /// [`Encoding::plane_len`] `* squares` values, plane-major.
     pub planes: &'a mut [f32],
     /// [`Encoding::global_len`] values.
     pub global: &'a mut [f32],
@@ -244,6 +270,12 @@ pub trait Encoding: Send + Sync {
     /// standard one adds the hands of a variant with drops, [`global_len`]).
     fn global_len(&self) -> usize {
         global::COUNT
+    }
+
+    /// Spatial planes per position: [`plane::COUNT`] unless the encoding adds its own (the
+    /// standard one adds the protean planes of a variant with protean men, [`plane_len`]).
+    fn plane_len(&self) -> usize {
+        plane::COUNT
     }
 
     /// Per piece type, the type it becomes in the left-right mirror where that is another type
@@ -288,6 +320,8 @@ pub struct StandardEncoding {
     hand_scale: Vec<f32>,
     /// The variant has multi-move turns: the [`turn_features`] follow the hands.
     turns: bool,
+    /// The variant has protean men: the [`protean_planes`] follow the fixed planes.
+    protean: bool,
 }
 
 impl StandardEncoding {
@@ -314,7 +348,17 @@ impl StandardEncoding {
             Vec::new()
         };
         let turns = variant.rules.turns.is_some();
-        StandardEncoding { variant, promotion_zone, setup_plies, passes_per_piece, mirror_types, hand_scale, turns }
+        let protean = variant.rules.protean.is_some();
+        StandardEncoding {
+            variant,
+            promotion_zone,
+            setup_plies,
+            passes_per_piece,
+            mirror_types,
+            hand_scale,
+            turns,
+            protean,
+        }
     }
 
     pub fn squares(&self) -> usize {
@@ -373,7 +417,7 @@ impl Encoding for StandardEncoding {
         let us = pos.side_to_move();
         let PositionSlot { pieces, planes, global: g } = slot;
         debug_assert_eq!(pieces.len(), n);
-        debug_assert_eq!(planes.len(), plane::COUNT * n);
+        debug_assert_eq!(planes.len(), self.plane_len() * n);
         debug_assert_eq!(g.len(), self.global_len());
 
         // Piece ids, rotating the board for Tan: relative square r is absolute n - 1 - r.
@@ -402,7 +446,8 @@ impl Encoding for StandardEncoding {
         let (ours, theirs) = (&self.promotion_zone[us.index()], &self.promotion_zone[us.other().index()]);
         let (on_board, rest) = planes.split_at_mut(n);
         let (our_zone, rest) = rest.split_at_mut(n);
-        let (their_zone, ep) = rest.split_at_mut(n);
+        let (their_zone, rest) = rest.split_at_mut(n);
+        let (ep, variant_planes) = rest.split_at_mut(n);
         on_board.fill(1.0);
         for r in 0..n {
             let a = if us == Color::Blue { r } else { n - 1 - r };
@@ -414,6 +459,17 @@ impl Encoding for StandardEncoding {
             for sq in e.squares {
                 if !sq.is_none() {
                     ep[self.relative_square(us, sq) as usize] = 1.0;
+                }
+            }
+        }
+
+        // Protean men: ours, then theirs (the choice phase is the setup phase of the globals).
+        if self.protean {
+            variant_planes.fill(0.0);
+            let (ours, theirs) = variant_planes.split_at_mut(n);
+            for (plane, c) in [(ours, us), (theirs, us.other())] {
+                if let Some(sq) = pos.protean_man(c) {
+                    plane[self.relative_square(us, sq) as usize] = 1.0;
                 }
             }
         }
@@ -465,6 +521,10 @@ impl Encoding for StandardEncoding {
 
     fn global_len(&self) -> usize {
         global::COUNT + self.hand_scale.len() * 2 + if self.turns { 2 } else { 0 }
+    }
+
+    fn plane_len(&self) -> usize {
+        plane::COUNT + if self.protean { 2 } else { 0 }
     }
 
     fn encode_move(&self, pos: &Position, m: &Move) -> MoveFeatures {
@@ -524,8 +584,10 @@ pub struct EncodedBatch {
     height: usize,
     /// `[batch, height, width]`.
     pieces: Vec<i64>,
-    /// `[batch, plane::COUNT, height, width]`.
+    /// `[batch, plane_len, height, width]`.
     planes: Vec<f32>,
+    /// Spatial planes per position (see [`plane_len`]), fixed by the first position pushed.
+    plane_len: usize,
     /// `[batch, global_len]`.
     global: Vec<f32>,
     /// Global features per position (see [`global_len`]), fixed by the first position pushed.
@@ -541,7 +603,14 @@ pub struct EncodedBatch {
 
 impl EncodedBatch {
     pub fn new(width: usize, height: usize) -> EncodedBatch {
-        EncodedBatch { width, height, offsets: vec![0], global_len: global::COUNT, ..EncodedBatch::default() }
+        EncodedBatch {
+            width,
+            height,
+            offsets: vec![0],
+            global_len: global::COUNT,
+            plane_len: plane::COUNT,
+            ..EncodedBatch::default()
+        }
     }
 
     /// An empty batch with room for `positions` positions of `moves_per_position` moves.
@@ -556,6 +625,7 @@ impl EncodedBatch {
             planes: Vec::with_capacity(positions * plane::COUNT * n),
             global: Vec::with_capacity(positions * global::COUNT),
             global_len: global::COUNT,
+            plane_len: plane::COUNT,
             moves: Vec::with_capacity(positions * moves_per_position),
             offsets,
             mirror_types: None,
@@ -575,14 +645,16 @@ impl EncodedBatch {
             self.height
         );
         let n = self.squares();
-        let gl = encoding.global_len();
+        let (gl, pl) = (encoding.global_len(), encoding.plane_len());
         if self.is_empty() {
             self.global_len = gl;
+            self.plane_len = pl;
         }
         assert_eq!(gl, self.global_len, "positions with {gl} and {} global features in one batch", self.global_len);
+        assert_eq!(pl, self.plane_len, "positions with {pl} and {} planes in one batch", self.plane_len);
         let (p0, l0, g0) = (self.pieces.len(), self.planes.len(), self.global.len());
         self.pieces.resize(p0 + n, 0);
-        self.planes.resize(l0 + plane::COUNT * n, 0.0);
+        self.planes.resize(l0 + pl * n, 0.0);
         self.global.resize(g0 + gl, 0.0);
         encoding.encode_position(
             pos,
@@ -604,12 +676,19 @@ impl EncodedBatch {
         assert_eq!((self.width, self.height), (other.width, other.height), "batches of different board sizes");
         if self.is_empty() {
             self.global_len = other.global_len;
+            self.plane_len = other.plane_len;
         }
         assert!(
             other.is_empty() || other.global_len == self.global_len,
             "batches with {} and {} global features",
             self.global_len,
             other.global_len
+        );
+        assert!(
+            other.is_empty() || other.plane_len == self.plane_len,
+            "batches with {} and {} planes",
+            self.plane_len,
+            other.plane_len
         );
         self.pieces.extend_from_slice(&other.pieces);
         self.planes.extend_from_slice(&other.planes);
@@ -659,7 +738,7 @@ impl EncodedBatch {
 
     /// Spatial planes `[batch, plane, height, width]`.
     pub fn planes(&self) -> ArrayView4<'_, f32> {
-        ArrayView4::from_shape((self.len(), plane::COUNT, self.height, self.width), &self.planes)
+        ArrayView4::from_shape((self.len(), self.plane_len, self.height, self.width), &self.planes)
             .expect("consistent sizes")
     }
 
@@ -672,6 +751,12 @@ impl EncodedBatch {
     /// ([`global_len`]).
     pub fn global_len(&self) -> usize {
         self.global_len
+    }
+
+    /// Spatial planes per position: [`plane::COUNT`], plus the protean planes in a variant with
+    /// protean men ([`plane_len`]).
+    pub fn plane_len(&self) -> usize {
+        self.plane_len
     }
 
     /// The flat storage: pieces, planes and global features, in the layouts above.

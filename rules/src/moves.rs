@@ -54,6 +54,9 @@ pub enum MoveKind {
     /// pushes the line of pieces ahead of it one square on (jupiter.md §3.4); `captures` lists
     /// the enemies captured and the own pieces pushed off the board, except the one on `to`.
     Shove,
+    /// Protean Chess's choice (`position::protean`): the man on `from` (`from == to`) becomes
+    /// its side's protean man; nothing moves.
+    Mark,
 }
 
 /// The second action of a doubled turn: the fields of a single-action [`Move`] but the removed

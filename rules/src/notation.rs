@@ -40,7 +40,12 @@ impl Position {
     /// Parses a position string of `variant`.
     pub fn from_fen(variant: Arc<Variant>, text: &str) -> Result<Position, PositionError> {
         let raw = variant.parse_position(text)?;
-        Ok(Position::from_raw(variant, raw).with_usable_en_passant())
+        let pos = Position::from_raw(variant, raw).with_usable_en_passant();
+        // A protean choice hands the turn over, which a side in check cannot do.
+        if let Err(message) = pos.check_protean_choice() {
+            return Err(PositionError { text: text.to_string(), at: None, message });
+        }
+        Ok(pos)
     }
 
     /// The start position of a variant.
@@ -115,7 +120,8 @@ impl Position {
             Some(&(_, p)) => p,
             None => self.piece_at(sq),
         };
-        self.rebuilt(piece_at, rights, ep)
+        // A protean man keeps its mark unless its square is edited.
+        self.rebuilt(piece_at, rights, ep).map(|p| self.with_protean_marks_of(p, |sq| (!edited(sq)).then_some(sq)))
     }
 
     /// A new position without history, with this one's side to move, counters and other

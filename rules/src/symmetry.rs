@@ -63,7 +63,8 @@ impl Position {
         // Shogi, §8.5): state that the image keeps, though it has no history.
         Some(mirrored.map(|mut image| {
             image.last_move_was_pass = self.last_move_was_pass;
-            image
+            // Protean men keep their marks on their mirrored squares.
+            self.with_protean_marks_of(image, |sq| Some(d.mirror(sq)))
         }))
     }
 }

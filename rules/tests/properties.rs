@@ -233,6 +233,10 @@ fn transformed_fen(base: &Position, map: &dyn Fn(Square) -> Square, swap: bool, 
                     }
                     let p = if swap { Piece::new(p.kind(), p.color().other()) } else { p };
                     s.push_str(&v.piece_token(p));
+                    // A protean man (`[protean]`) keeps its mark.
+                    if base.is_protean(map(target)) {
+                        s.push('^');
+                    }
                 }
             }
         }
@@ -327,6 +331,8 @@ fn mirror_board_text(board: &str) -> String {
                 } else {
                     i + 1
                 };
+                // A protean man's mark (`^`) stays after its token.
+                let j = if bytes.get(j) == Some(&b'^') { j + 1 } else { j };
                 tokens.push(&rank[i..j]);
                 i = j;
             }

@@ -39,7 +39,7 @@ use tch::{
 use fairyzero_model::{
     config::{NetConfig, Precision, PrecisionSetting},
     encoding::{
-        board_vocab, global, global_len, plane, EncodedBatch, CAPTURE_COUNT_SLOTS, MOVE_KIND_SLOTS, NO_SQUARE,
+        board_vocab, global, global_len, plane_len, EncodedBatch, CAPTURE_COUNT_SLOTS, MOVE_KIND_SLOTS, NO_SQUARE,
         SECOND_ACTION_KIND_SLOT,
     },
     identity::{piece_identities, PieceIdentity},
@@ -80,7 +80,7 @@ pub struct NetInput {
     pub width: i64,
     /// `[B, H, W]` piece ids.
     pub pieces: Tensor,
-    /// `[B, plane::COUNT, H, W]`.
+    /// `[B, P, H, W]`: [`plane_len`] planes per position.
     pub planes: Tensor,
     /// `[B, global::COUNT]`.
     pub global: Tensor,
@@ -136,8 +136,11 @@ pub struct HostTensors {
     /// position; the pairs are (move, flat square); the second actions are move, from, to,
     /// kind row, piece.
     ints: Vec<i32>,
-    /// `planes [B, plane::COUNT, H, W] | global [B, global::COUNT]`.
+    /// `planes [B, P, H, W] | global [B, G]`: `P` planes per position ([`EncodedBatch::plane_len`],
+    /// 4 unless the variant adds some), `G` global features.
     floats: Vec<f32>,
+    /// `P`, the spatial planes per position.
+    planes: i64,
     moves: usize,
     aux: usize,
     captures: usize,
@@ -190,10 +193,12 @@ impl HostTensors {
         self.capture_pairs.clear();
         self.second_rows.clear();
         self.ints.reserve(positions * n + MOVE_COLUMNS * total_moves);
-        self.floats.reserve(positions * (plane::COUNT * n + global::COUNT));
+        let planes = first.plane_len();
+        self.floats.reserve(positions * (planes * n + global::COUNT));
 
         for batch in batches {
             assert_eq!((batch.height(), batch.width()), (h, w), "batches of different board sizes");
+            assert!(batch.is_empty() || batch.plane_len() == planes, "batches with different plane counts");
             // Piece ids are rows of the piece embedding (a few hundred at most): `as` is exact.
             self.ints.extend(batch.raw().0.iter().map(|&p| p as i32));
         }
@@ -247,6 +252,7 @@ impl HostTensors {
             self.ints.extend(self.second_rows.iter().map(|r| r[column]));
         }
         self.batch = positions as i64;
+        self.planes = planes as i64;
         self.height = h as i64;
         self.width = w as i64;
         self.moves = total_moves;
@@ -300,7 +306,7 @@ impl HostTensors {
         let aux = block(2, self.aux);
         let captures = block(2, self.captures);
         let second = block(5, self.seconds);
-        let plane_len = b * plane::COUNT as i64 * h * w;
+        let plane_len = b * self.planes * h * w;
         // Global features per position: the fixed ones, plus the hands of a drop variant.
         let globals = (self.floats.len() as i64 - plane_len) / b.max(1);
         NetInput {
@@ -308,7 +314,7 @@ impl HostTensors {
             height: h,
             width: w,
             pieces,
-            planes: floats.narrow(0, 0, plane_len).view([b, plane::COUNT as i64, h, w]),
+            planes: floats.narrow(0, 0, plane_len).view([b, self.planes, h, w]),
             global: floats.narrow(0, plane_len, b * globals).view([b, globals]),
             move_from: moves.get(0),
             move_to: moves.get(1),
@@ -507,7 +513,7 @@ impl Net {
 
         let input = &root / "input";
         let piece_embedding = embedding(&input / "piece_embedding", board_vocab(&variant), e, 1.0);
-        let stem = conv(&input / "stem", e + plane::COUNT, c, 3);
+        let stem = conv(&input / "stem", e + plane_len(&variant), c, 3);
         let stem_global = linear(&input / "global", global_len(&variant), c);
 
         let trunk = &root / "trunk";

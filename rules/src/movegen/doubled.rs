@@ -198,7 +198,7 @@ fn kind_rank(kind: MoveKind) -> u8 {
     match kind {
         MoveKind::Pass => 0,
         MoveKind::SelfCapture => 1,
-        MoveKind::Normal | MoveKind::Shove | MoveKind::Castle | MoveKind::Drop | MoveKind::Setup => 2,
+        MoveKind::Normal | MoveKind::Shove | MoveKind::Castle | MoveKind::Drop | MoveKind::Setup | MoveKind::Mark => 2,
         MoveKind::Stationary => 3,
         MoveKind::Swap => 4,
         MoveKind::Convert => 5,

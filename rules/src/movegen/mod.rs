@@ -23,6 +23,7 @@ mod legs;
 mod multimove;
 pub(crate) mod neutral_token;
 mod perft;
+mod protean;
 pub mod powers;
 mod rifle;
 mod setup;

@@ -31,6 +31,8 @@ pub(crate) struct Undo {
     /// that does not end its turn leaves the move number as it was.
     fullmove: u32,
     turn_left: u16,
+    /// Protean men and choices (`protean`).
+    protean: crate::variant::protean::ProteanState,
     /// The neutral token's square (`Square::NONE` without one).
     token: Square,
 }
@@ -110,11 +112,17 @@ impl Position {
             last_move_was_pass: self.last_move_was_pass,
             fullmove: self.fullmove,
             turn_left: self.turn_left,
+            protean: self.protean,
             token: self.token,
         };
         self.hashes.push(self.hash);
         if mv.kind == MoveKind::Setup {
             self.make_setup(mv);
+            self.history.push(undo);
+            return;
+        }
+        if mv.kind == MoveKind::Mark {
+            self.make_protean_choice(mv);
             self.history.push(undo);
             return;
         }
@@ -128,6 +136,8 @@ impl Position {
             self.snapshot_poison();
         }
         let lasting_before = if reproducing || checks { self.lasting_pieces() } else { 0 };
+        // Protean men (`protean`): what the move does to them, read before the victim is gone.
+        let protean = self.variant.rules.protean.is_some().then(|| self.protean_plan(&mv));
         if let Some(second) = mv.second_action() {
             let first = mv.first_action();
             // The doubled piece is exempt from the checks between its actions (§5.3 rule 3).
@@ -147,6 +157,9 @@ impl Position {
         // doubled turns.
         if !self.token.is_none() {
             self.move_neutral_token(&mv, &mut facts);
+        }
+        if let Some(plan) = protean {
+            self.apply_protean_plan(plan);
         }
         if checks {
             self.end_of_action_checks(turn_start, Square::NONE);
@@ -282,6 +295,7 @@ impl Position {
                 facts.irreversible = true;
             }
             MoveKind::Setup => unreachable!("a setup ply is made by `make_setup`, never as an action"),
+            MoveKind::Mark => unreachable!("a protean choice is made by `make_protean_choice`, never as an action"),
         }
         if !victims.is_empty() {
             self.apply_capture_effects(mv, &victims);
@@ -346,6 +360,7 @@ impl Position {
         self.side = undo.side;
         self.setup_ply = undo.setup_ply;
         self.last_move_was_pass = undo.last_move_was_pass;
+        self.protean = undo.protean;
         self.token = undo.token;
         self.irreversible = undo.irreversible;
         self.hash = undo.hash;

@@ -18,6 +18,7 @@ mod hand;
 mod make;
 mod multimove;
 pub(crate) mod outcome;
+mod protean;
 pub(crate) mod square_set;
 mod text;
 pub(crate) mod turn;
@@ -88,6 +89,9 @@ pub struct Position {
     pub(crate) turn_threat: Option<(u64, bool)>,
     /// Pieces in hand per `Piece::index()` (`[drops]`, see `hand`); empty without drops.
     pub(crate) hand: Vec<u8>,
+    /// Protean men and the choices still to make (`[protean]`, see `protean`);
+    /// `ProteanState::NONE` in every other variant.
+    pub(crate) protean: crate::variant::protean::ProteanState,
     /// The neutral token's square (`[neutral_token]`, `movegen::neutral_token`); `Square::NONE`
     /// in every other variant.
     pub(crate) token: Square,
@@ -147,6 +151,7 @@ impl PartialEq for Position {
             && self.turn_left == other.turn_left
             && self.hash == other.hash
             && self.hand == other.hand
+            && self.protean == other.protean
             && self.token == other.token
             && self.pass_is_restricted() == other.pass_is_restricted()
     }
@@ -184,6 +189,7 @@ impl Position {
             turn_left: raw.turn_left,
             turn_threat: None,
             hand: raw.hand,
+            protean: raw.protean,
             token: raw.token,
             variant,
         };
@@ -288,9 +294,10 @@ impl Position {
         (self.setup_ply != NO_SETUP).then_some(self.setup_ply as usize)
     }
 
-    /// Whether the players are still choosing the array.
+    /// Whether the players are still choosing the array, or (Protean Chess) their protean men:
+    /// a phase before play whose moves are choices, not moves of the game.
     pub fn in_setup(&self) -> bool {
-        self.setup_ply != NO_SETUP
+        self.setup_ply != NO_SETUP || self.protean.to_choose > 0
     }
 
     pub(crate) fn begin_setup(&mut self, actor: Color) {

@@ -10,7 +10,7 @@ impl Position {
     /// Prints the position string.
     pub fn to_fen(&self) -> String {
         let v = self.variant();
-        let mut s = v.board_field_with_token(|sq| self.piece_at(sq), self.token);
+        let mut s = v.board_field_marked(|sq| self.piece_at(sq), self.token, |sq| self.is_protean(sq));
         if v.has_drops() {
             s.push_str(&v.pocket_field(self.hands()));
         }
@@ -26,6 +26,10 @@ impl Position {
             if self.variant().rules.turns.is_some() {
                 // The turn field (multi-move turns): moves left in the turn / the turn's length.
                 s.push_str(&format!(" {}/{}", self.moves_left_in_turn(), self.turn_length()));
+            }
+            if v.has_protean_field() {
+                s.push(' ');
+                s.push_str(&self.protean.field());
             }
         }
         s

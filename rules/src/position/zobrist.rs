@@ -47,6 +47,8 @@ impl Position {
         }
         // Multi-move turns: the moves left in the turn (0 in every other variant).
         h ^= self.turn_key();
+        // Protean men and choices (0 in every other variant).
+        h ^= self.protean_key();
         if !self.token.is_none() {
             h ^= crate::movegen::neutral_token::token_key(self.token);
         }

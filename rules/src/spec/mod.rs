@@ -15,6 +15,7 @@ pub(crate) mod load;
 pub mod mirror;
 pub mod neutral_token_spec;
 pub mod power_spec;
+pub mod protean_spec;
 pub mod registry;
 pub mod setup_spec;
 pub mod turns_spec;

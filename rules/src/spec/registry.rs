@@ -229,6 +229,7 @@ static REGISTRY: &[Entry] = &[
     row(65, "ICS wild 3", "wild3", &[], A, builtin!("wild3")),
     row(66, "ICS wild 4", "wild4", &[], A, builtin!("wild4")),
     row(6, "Transcendental Chess", "transcendental", &[], B, builtin!("transcendental")),
+    row(59, "Protean Chess", "protean", &[], B, builtin!("protean")),
     // The odds games (#22): one built-in per handicap array, White giving the odds.
     row(22, "Odds games: pawn odds (f-pawn)", "pawnodds", &[], A, builtin!("pawnodds")),
     row(22, "Odds games: knight odds (queen's knight)", "knightodds", &[], A, builtin!("knightodds")),
@@ -300,7 +301,6 @@ static REGISTRY: &[Entry] = &[
     row(56, "Historical 13x13 zebra/camel game", "zebra13", &[], B, NotYet("needs a bent rider with a minimum length (the zebra: one diagonal step, then 3 or more straight)")),
     row(57, "Trenholme's \"last piece moved\" chess", "lastpiecemoved", &[], B, NotYet("needs move powers set by the last piece moved (history), and the source gives two readings")),
     row(58, "Unambiguous Chess", "unambiguous", &[], B, NotYet("needs a legality filter on descriptive notation: ambiguous moves are illegal (a heavy hook)")),
-    row(59, "Protean Chess", "protean", &[], B, NotYet("needs a pre-game choice of a man that takes the type of whatever it captures")),
     row(72, "Swap-setup chess with a negotiated queen", "swapsetup", &[], B, NotYet("needs a pre-game choice phase of swaps and of the queen's compound")),
     row(73, "Spanish rules (1283 manuscript)", "spanish1283", &[], B, NotYet("needs history-dependent rules (pawn double steps until the first capture, the ferz's first leap) and conditional promotion")),
     row(74, "Spanish rules (c. 1500)", "spanish1500", &[], B, NotYet("needs the king's one-off leap over unattacked squares and half-point results")),

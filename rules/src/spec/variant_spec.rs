@@ -459,6 +459,10 @@ pub struct VariantSpec {
     /// First-turn swaps: `none` (default) or `back_rank` (Transcendental Chess).
     #[serde(default, skip_serializing_if = "is_default")]
     pub first_turn_swap: FirstTurnSwap,
+    /// Protean men, which take on the type of what they capture (Protean Chess #59):
+    /// `crate::spec::protean_spec::ProteanSpec`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protean: Option<crate::spec::protean_spec::ProteanSpec>,
     /// Multi-move turns (issue 21 rows #11-#16): `crate::spec::turns_spec::TurnsSpec`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turns: Option<crate::spec::turns_spec::TurnsSpec>,

@@ -259,6 +259,8 @@ impl Variant {
         if spec.first_turn_swap != super::FirstTurnSwap::None && castling.is_some() {
             problems.push("field `first_turn_swap`: not supported together with castling (remove castling)".into());
         }
+        let any_powers = powers.iter().any(|p| !p.is_empty()) || !legs.is_empty();
+        let protean = spec.protean.as_ref().and_then(|p| p.conclude(&spec, any_powers, &mut problems));
 
         let extinction = spec.victory.extinction.as_ref().map(|e| {
             let types = if e.pieces.iter().any(|t| t == "*") {
@@ -462,6 +464,7 @@ impl Variant {
                 checking: spec.checking,
                 royal_choice: spec.royal_choice,
                 first_turn_swap: spec.first_turn_swap,
+                protean,
                 explosion,
                 rebirth,
                 turns,

@@ -16,6 +16,7 @@ pub(crate) mod legs;
 mod mirror;
 pub mod neutral_token;
 pub(crate) mod powers;
+pub(crate) mod protean;
 pub(crate) mod regions;
 pub(crate) mod setup;
 pub mod setup_mask;
@@ -129,6 +130,8 @@ pub struct Rules {
     pub royal_choice: RoyalChoice,
     /// Back-rank swaps on a side's first turn (Transcendental Chess).
     pub first_turn_swap: FirstTurnSwap,
+    /// Protean men and how they are chosen (Protean Chess, `position::protean`); `None`: none.
+    pub protean: Option<crate::spec::protean_spec::ProteanChoice>,
     /// Blasts round captures (atomic chess, Explosion Chess).
     pub explosion: Option<capture_effects::Explosion>,
     /// Rebirth of captured men (Circe Chess).

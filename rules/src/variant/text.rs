@@ -53,6 +53,8 @@ pub(crate) struct RawPosition {
     pub turn_left: u16,
     /// The neutral token's square (`*`, `[neutral_token]`); `Square::NONE` without one.
     pub token: Square,
+    /// Protean men and choices (`[protean]`, `super::protean`); `ProteanState::NONE` without.
+    pub protean: super::protean::ProteanState,
 }
 
 /// Checks the text between a token's parentheses: letters, optionally after one leading `+`
@@ -94,6 +96,17 @@ impl Variant {
     /// [`Variant::board_field`] with the neutral token written `*` on `token` (a square without
     /// a man; `Square::NONE` writes none).
     pub fn board_field_with_token(&self, piece_at: impl Fn(Square) -> Option<Piece>, token: Square) -> String {
+        self.board_field_marked(piece_at, token, |_| false)
+    }
+
+    /// [`Variant::board_field_with_token`] with a `^` after the token of each man that `protean`
+    /// marks (`super::protean`).
+    pub(crate) fn board_field_marked(
+        &self,
+        piece_at: impl Fn(Square) -> Option<Piece>,
+        token: Square,
+        protean: impl Fn(Square) -> bool,
+    ) -> String {
         let d = self.dims;
         let mut s = String::new();
         for rank in (0..d.height as i32).rev() {
@@ -102,6 +115,7 @@ impl Variant {
                 let sq = d.square(file, rank).expect("on the board");
                 let piece = piece_at(sq);
                 let text = match piece {
+                    Some(p) if protean(sq) => format!("{}{}", self.piece_token(p), super::protean::MARK),
                     Some(p) => self.piece_token(p),
                     None if sq == token => super::neutral_token::TOKEN_CHAR.to_string(),
                     None => {
@@ -154,6 +168,8 @@ impl Variant {
         }
         let width = d.width as usize;
         let mut token = Square::NONE;
+        // Squares whose token carries the protean mark, with the mark's offset.
+        let mut marked = Vec::new();
         let mut pos_in_text = 0;
         for (i, rank_text) in ranks.iter().enumerate() {
             let rank = d.height as usize - 1 - i;
@@ -226,6 +242,10 @@ impl Variant {
                     }
                     let color = if upper { Color::Blue } else { Color::Tan };
                     board[rank * width + file] = Some(Piece::new(kind, color));
+                    if chars.get(j + len) == Some(&super::protean::MARK) {
+                        marked.push((at + len, Square((rank * width + file) as u16)));
+                        j += 1;
+                    }
                     file += 1;
                     j += len;
                 }
@@ -371,6 +391,14 @@ impl Variant {
                 schedule.parse_turn_field(field, side, fullmove).map_err(|m| err(fields.get(6).map(|f| f.0), m))?;
             extra = 7;
         }
+        // Protean men: the marks on the board, then the choice field (`super::protean`).
+        let protean_field = if self.has_protean_field() { fields.get(extra).copied() } else { None };
+        let protean = self
+            .conclude_protean(&board, &marked, side, protean_field)
+            .map_err(|(at, m)| err(at, format!("protean: {m}")))?;
+        if self.has_protean_field() {
+            extra += 1;
+        }
         if fields.len() > extra {
             return Err(err(Some(fields[extra].0), "unexpected extra field".into()));
         }
@@ -392,6 +420,7 @@ impl Variant {
             hand,
             turn_left,
             token,
+            protean,
         })
     }
 
