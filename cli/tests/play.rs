@@ -1,7 +1,8 @@
 //! `fairyzero play`: the real binary serving its page and API on a free loopback port. A whole
 //! Los Alamos game against `alphabeta:1` through the HTTP API (refusals included), its record
-//! read back by `show-game`, Ctrl-C, the refusal of a non-loopback address, a click on the
-//! page in headless Chromium (driven over the DevTools protocol on a pipe), and a shipped net.
+//! read back by `show-game`, Ctrl-C, the refusal of a non-loopback address, clicks on the page
+//! in headless Chromium (driven over the DevTools protocol on a pipe: a piece and its target,
+//! and a Scirocco setup ply through the chooser), and a shipped net.
 
 mod common;
 
@@ -212,7 +213,9 @@ fn a_whole_game_is_played_through_the_api_and_recorded_for_show_game() {
     let shown = fairyzero(&["show-game", out.to_str().unwrap(), "--html", html.to_str().unwrap()]);
     assert!(shown.status.success(), "{}", stderr(&shown));
     let listing = fairyzero(&["show-game", out.to_str().unwrap()]);
-    assert!(stdout(&listing).contains(&format!("human (Blue) - alphabeta:1 (Tan)  {}", game["result"].as_str().unwrap())));
+    assert!(
+        stdout(&listing).contains(&format!("human (Blue) - alphabeta:1 (Tan)  {}", game["result"].as_str().unwrap()))
+    );
 
     // A new game: the finished one stays in the file.
     let (status, fresh) = play.request("POST", "/new", Some("{}"));
@@ -360,6 +363,32 @@ impl Browser {
     }
 }
 
+impl Browser {
+    /// Opens the play page of `play` in a new tab, loaded; the tab's session.
+    fn open(&mut self, play: &Play) -> String {
+        let target = self.call(None, "Target.createTarget", json!({ "url": "about:blank" }));
+        let attached =
+            self.call(None, "Target.attachToTarget", json!({ "targetId": target["targetId"], "flatten": true }));
+        let session = attached["sessionId"].as_str().unwrap().to_string();
+        self.call(Some(&session), "Page.enable", json!({}));
+        self.call(Some(&session), "Page.navigate", json!({ "url": format!("http://{}/", play.addr) }));
+        self.wait_event(&session, "Page.loadEventFired");
+        session
+    }
+
+    /// How many elements match `selector`, once at least `want` do (the page draws what its
+    /// requests bring back), or after ten seconds.
+    fn count_within(&mut self, session: &str, selector: &str, want: usize) -> u64 {
+        let js = format!(
+            "new Promise(done => {{ const t0 = Date.now(); (function poll() {{ \
+               const n = document.querySelectorAll({}).length; \
+               if (n >= {want} || Date.now() - t0 > 10000) done(n); else setTimeout(poll, 20); }})(); }})",
+            json!(selector)
+        );
+        self.eval(session, &js).as_u64().unwrap()
+    }
+}
+
 impl Drop for Browser {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -386,21 +415,8 @@ fn a_click_on_a_piece_and_a_target_plays_the_move_in_headless_chromium() {
     let (from, to) = (mv["from"].as_u64().unwrap(), mv["to"].as_u64().unwrap());
 
     let mut browser = Browser::start(chromium, dir.path());
-    let target = browser.call(None, "Target.createTarget", json!({ "url": "about:blank" }));
-    let attached =
-        browser.call(None, "Target.attachToTarget", json!({ "targetId": target["targetId"], "flatten": true }));
-    let session = attached["sessionId"].as_str().unwrap().to_string();
-    browser.call(Some(&session), "Page.enable", json!({}));
-    browser.call(Some(&session), "Page.navigate", json!({ "url": format!("http://{}/", play.addr) }));
-    browser.wait_event(&session, "Page.loadEventFired");
-    // The board is drawn once the page's first GET /state has come back.
-    let drawn = browser.eval(
-        &session,
-        "new Promise(done => { const t0 = Date.now(); (function poll() { \
-           const n = document.querySelectorAll('#pieces .piece').length; \
-           if (n > 0 || Date.now() - t0 > 10000) done(n); else setTimeout(poll, 20); })(); })",
-    );
-    assert_eq!(drawn, json!(24), "Los Alamos starts with 24 pieces");
+    let session = browser.open(&play);
+    assert_eq!(browser.count_within(&session, "#pieces .piece", 1), 24, "Los Alamos starts with 24 pieces");
 
     browser.click(&session, &format!("#pieces [data-index=\"{from}\"]"));
     let rings = browser.eval(&session, "document.querySelectorAll('#highlights .hl-target').length");
@@ -420,11 +436,39 @@ fn a_click_on_a_piece_and_a_target_plays_the_move_in_headless_chromium() {
     };
     assert_eq!(after["moves"][0], mv["move"], "the clicked move was played");
     // The page drew the answer: both moves in its list.
-    let listed = browser.eval(
-        &session,
-        "new Promise(done => { const t0 = Date.now(); (function poll() { \
-           const n = document.querySelectorAll('#moves .move').length; \
-           if (n >= 2 || Date.now() - t0 > 10000) done(n); else setTimeout(poll, 20); })(); })",
-    );
-    assert_eq!(listed, json!(2));
+    let listed = browser.count_within(&session, "#moves .move", 2);
+    assert_eq!(listed, 2);
+}
+
+/// A setup phase (Scirocco) in a real browser: the square the setup ply fills is ringed, a
+/// click on it offers the pieces that may go there, and the one clicked is played.
+#[test]
+fn a_setup_ply_is_chosen_on_its_square_in_headless_chromium() {
+    let Some(chromium) = common::chromium("the play page's setup test") else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let play = Play::start(&["--variant", "scirocco", "--engine", "random"]);
+    let state = play.state();
+    assert_eq!(state["setup"], true);
+    let choices: Vec<&Value> = state["legal"].as_array().unwrap().iter().collect();
+    assert!(choices.len() >= 2 && choices.iter().all(|m| m["from"].is_null() && m["to"] == choices[0]["to"]));
+    let square = choices[0]["to"].as_u64().unwrap();
+    let wanted = choices.last().unwrap()["move"].as_str().unwrap().to_string();
+
+    let mut browser = Browser::start(chromium, dir.path());
+    let session = browser.open(&play);
+    assert_eq!(browser.count_within(&session, "#highlights .hl-target", 1), 1, "the setup square is ringed");
+    browser.click(&session, &format!("#board > g:first-child rect[data-index=\"{square}\"]"));
+    let buttons = browser.count_within(&session, "#chooser button", choices.len());
+    assert_eq!(buttons, choices.len() as u64, "one button per piece that may go there");
+    browser.click(&session, &format!("#chooser button[data-move={}]", json!(wanted)));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let s = play.state();
+        if let Some(first) = s["moves"].as_array().unwrap().first() {
+            assert_eq!(first, &json!(wanted), "the chosen setup ply was played");
+            break;
+        }
+        assert!(Instant::now() < deadline, "the choice did not reach the server: {s}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }

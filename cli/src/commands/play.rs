@@ -256,7 +256,9 @@ fn handle(session: &mut Session, guard: &HostGuard, mut request: Request) {
                 content_type: "text/html; charset=utf-8",
             },
             (Method::Get, "/state") => Answer::json(200, &session.state()),
-            (Method::Post, "/move" | "/new") if !content_type.as_deref().is_some_and(|t| t.starts_with("application/json")) => {
+            (Method::Post, "/move" | "/new")
+                if !content_type.as_deref().is_some_and(|t| t.starts_with("application/json")) =>
+            {
                 Answer::error(415, "POST bodies must be sent as Content-Type: application/json")
             }
             (Method::Post, "/move") => match read_body(&mut request).and_then(|body| parse_move_body(&body)) {
