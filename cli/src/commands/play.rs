@@ -13,6 +13,8 @@
 //! - `POST /new`: a new game (the one in progress stays in the record).
 //!
 //! The page knows no rules: every move it offers is one of the legal moves the server sent.
+//! Requests are answered one at a time, in this thread: while the engine thinks, the next
+//! request waits (one person plays one game; nothing else would change the position meanwhile).
 //!
 //! The server listens on loopback unless `--allow-remote`: anyone who can reach the page can
 //! play moves. Two guards keep other web sites out of a loopback server the person's own
