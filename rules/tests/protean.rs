@@ -247,6 +247,8 @@ fn protean_with_an_unsupported_hook_is_refused_naming_the_field() {
     let atomic = "[explosion]\nblast = \"both\"\ncentre = \"landing\"\n";
     let e = load(&format!("{base}{atomic}"));
     assert!(e.contains("field `protean`") && e.contains("explosion"), "{e}");
+    let e = load(&format!("{base}[neutral_token]\nstart = \"d4\"\ncaptures = false\npath = \"clear\"\n"));
+    assert!(e.contains("field `protean`") && e.contains("neutral"), "{e}");
     assert!(load("name = \"t\"\nextends = \"chess\"\n[protean]\nchoose = \"x\"\n").contains("choose"));
     assert!(load("name = \"t\"\nextends = \"chess\"\n[protean]\nchoice = \"later\"\n").contains("choice"));
 }

@@ -22,4 +22,18 @@ impl Position {
             }
         }
     }
+
+    /// Refuses a position in which the side to move has a protean choice to make while in
+    /// check: the choice would hand the turn over with its king attacked (a position string
+    /// without the choice field starts the choice, so such a string needs `choices:0`).
+    pub(crate) fn check_protean_choice(&self) -> Result<(), String> {
+        if self.protean.to_choose > 0 && self.in_check(self.side) {
+            return Err(format!(
+                "protean: {} is to choose its protean man while in check (a choice hands the turn over): \
+                 write choices:0",
+                self.side.name()
+            ));
+        }
+        Ok(())
+    }
 }

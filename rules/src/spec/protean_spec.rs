@@ -69,6 +69,9 @@ impl ProteanSpec {
         if spec.rebirth.is_some() {
             clash("rebirth (`[rebirth]`)");
         }
+        if spec.neutral_token.is_some() {
+            clash("a neutral token (`[neutral_token]`)");
+        }
         // The choice field follows the move number, which only the extended form writes.
         let extended = spec.notation == super::variant_spec::NotationStyle::Uci
             || spec.castling.is_some()
