@@ -3,6 +3,9 @@
 //! move. Its square is state of the position (`Position::token`: the position string's `*`,
 //! the Zobrist hash, make/unmake).
 //!
+//! This module holds the legality and check rules; the token's move itself is made by
+//! `crate::position::neutral_token`, its Zobrist key is `crate::variant::neutral_token`'s.
+//!
 //! Rules, for every variant with a token (the rulings the list's rows leave open are marked):
 //! - **It copies the mover's displacement**: a move `from → to` shifts the token by `to - from`;
 //!   castling by the king's displacement (the rook's is not copied). A move whose copy would
@@ -43,20 +46,10 @@
 use crate::{
     movegen::Probe,
     moves::{Move, MoveKind, MoveList},
-    position::{Position, TurnFacts},
+    position::Position,
     spec::neutral_token_spec::TokenPath,
     types::{Color, Piece, PieceType, Square},
 };
-
-/// The Zobrist key of the token on `sq`: derived from the square by splitmix64 with a salt of
-/// its own rather than drawn into the variant's key table, so that every other variant keeps
-/// its keys and hashes.
-pub(crate) fn token_key(sq: Square) -> u64 {
-    let mut z = 0x4E65_7574_7261_6C54_u64 ^ (sq.index() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
 
 /// How a mover travels from `from` to `to`.
 #[derive(Clone, Copy)]
@@ -76,12 +69,6 @@ fn gcd(a: i32, b: i32) -> i32 {
 }
 
 impl Position {
-    /// The displacement the token copies: the mover's, the king's when castling.
-    fn token_displacement(&self, m: &Move) -> (i32, i32) {
-        let d = self.variant.dims;
-        (d.file(m.to) - d.file(m.from), d.rank(m.to) - d.rank(m.from))
-    }
-
     /// How the man on `m.from` makes `m`: a leap of its tables if it has one to `m.to`,
     /// otherwise a ride (castling is the king's ride).
     fn route(&self, m: &Move) -> Route {
@@ -183,30 +170,6 @@ impl Position {
     /// Drops the pseudo-legal moves the token forbids.
     pub(super) fn retain_token_moves(&self, out: &mut MoveList) {
         out.retain(|m| self.token_allows(m));
-    }
-
-    /// Moves the token after the board edits of `mv` (from `make`): it lands on the square
-    /// [`Position::token_landing`] found, capturing a man there if it captures (journaled, so
-    /// `unmake` restores the man; the token's square itself is restored from the undo record).
-    pub(crate) fn move_neutral_token(&mut self, mv: &Move, facts: &mut TurnFacts) {
-        let d = self.variant.dims;
-        let (dx, dy) = self.token_displacement(mv);
-        let dest = d
-            .square(d.file(self.token) + dx, d.rank(self.token) + dy)
-            .expect("a legal move's copy keeps the neutral token on the board");
-        if self.board[dest.index()].is_some() {
-            self.set_square(dest, None);
-            facts.irreversible = true;
-            // A castling rook or king taken by the token loses its rights (`make` clears only
-            // those of the squares the move itself touched).
-            for bit in 0..8 {
-                let king = self.castle_kings[crate::variant::castling::king_index(bit)];
-                if self.castling & (1 << bit) != 0 && (self.castle_rooks[bit] == dest || king == dest) {
-                    self.castling &= !(1 << bit);
-                }
-            }
-        }
-        self.token = dest;
     }
 
     /// Whether `by` has a pseudo-legal move that the token lets be made and that captures on a

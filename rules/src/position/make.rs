@@ -153,8 +153,8 @@ impl Position {
         } else {
             self.apply_action(&mv, &mut facts);
         }
-        // The neutral token copies the move (`movegen::neutral_token`); no variant with one has
-        // doubled turns.
+        // The neutral token copies the move (`neutral_token`); no variant with one has doubled
+        // turns.
         if !self.token.is_none() {
             self.move_neutral_token(&mv, &mut facts);
         }

@@ -17,6 +17,7 @@ mod displace;
 mod hand;
 mod make;
 mod multimove;
+mod neutral_token;
 pub(crate) mod outcome;
 mod protean;
 pub(crate) mod square_set;

@@ -50,7 +50,7 @@ impl Position {
         // Protean men and choices (0 in every other variant).
         h ^= self.protean_key();
         if !self.token.is_none() {
-            h ^= crate::movegen::neutral_token::token_key(self.token);
+            h ^= crate::variant::neutral_token::token_key(self.token);
         }
         h
     }

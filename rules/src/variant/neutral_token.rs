@@ -28,6 +28,16 @@ pub struct NeutralToken {
     pub path: TokenPath,
 }
 
+/// The Zobrist key of the token on `sq`: derived from the square by splitmix64 with a salt of
+/// its own rather than drawn into the variant's key table, so that every other variant keeps
+/// its keys and hashes.
+pub(crate) fn token_key(sq: Square) -> u64 {
+    let mut z = 0x4E65_7574_7261_6C54_u64 ^ (sq.index() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 /// Checks `[neutral_token]` against the rest of the spec and concludes it, with the variant's
 /// start string carrying the token (`*` on its square). `geometries` are the pieces' atoms;
 /// `multi_leg` says whether any piece has multi-leg XBetza moves. Problems go to `problems`.
