@@ -802,7 +802,8 @@ fn legal_moves_are_distinct_pseudo_legal_moves() {
             }
         }
         // Attack detection agrees with the move generator: an enemy piece is attacked exactly
-        // when some pseudo-legal move captures it (en-passant captures may count or not).
+        // when some pseudo-legal move captures it (en-passant captures may count or not; a
+        // neutral token's captures count).
         if !pos.in_setup() {
             let ep_victim = pos.en_passant().map(|ep| ep.victim);
             // A rifle's en-passant shot is a stationary capture of the same victim.
@@ -811,7 +812,12 @@ fn legal_moves_are_distinct_pseudo_legal_moves() {
                     && ep_victim.is_some_and(|e| m.captures().contains(&e))
             };
             for e in pos.occupied(us.other()).iter() {
-                let takes = |m: &Move| (m.kind == MoveKind::Normal && m.to == e) || m.captures().contains(&e);
+                // A capturing neutral token (Salt Shaker) takes what it lands on.
+                let takes = |m: &Move| {
+                    (m.kind == MoveKind::Normal && m.to == e)
+                        || m.captures().contains(&e)
+                        || pos.neutral_token_capture(m) == Some(e)
+                };
                 let direct = pseudo.iter().any(|m| takes(m) && !is_ep(m));
                 let by_ep = pseudo.iter().any(|m| takes(m) && is_ep(m));
                 let attacked = pos.is_attacked(e, us);

@@ -277,10 +277,13 @@ impl Position {
         set
     }
 
-    /// Whether a move removes an enemy piece.
+    /// Whether a move removes an enemy piece (a capturing neutral token's included).
     pub fn is_capture(&self, m: &Move) -> bool {
         !m.captures().is_empty()
             || (m.kind == MoveKind::Normal && self.board[m.to.index()].is_some_and(|p| p.color() != self.side))
+            || self
+                .neutral_token_capture(m)
+                .is_some_and(|s| self.board[s.index()].is_some_and(|p| p.color() != self.side))
     }
 
     /// Number of legal moves (perft's bulk count).

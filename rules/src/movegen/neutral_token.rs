@@ -160,6 +160,15 @@ impl Position {
         Some(dest)
     }
 
+    /// The square of the man a capturing token (Salt Shaker) takes when `m` is made here, if
+    /// it lands on one: a capture by the move besides the mover's own.
+    pub fn neutral_token_capture(&self, m: &Move) -> Option<Square> {
+        if !self.variant.rules.neutral_token.as_ref().is_some_and(|t| t.captures) {
+            return None;
+        }
+        self.token_landing(m).filter(|&dest| self.occupied_after(m, dest))
+    }
+
     /// Whether the token lets `m` be made: the mover does not meet it and it can copy `m`.
     pub(crate) fn token_allows(&self, m: &Move) -> bool {
         matches!(m.kind, MoveKind::Normal | MoveKind::Castle)
@@ -183,7 +192,7 @@ impl Position {
                 || m.captures().iter().any(|&s| target(s));
             let landing = if by_man || token_captures { self.token_landing(m) } else { None };
             let Some(landing) = landing else { return false };
-            let by_token = token_captures && target(landing) && self.board[landing.index()].is_some();
+            let by_token = token_captures && target(landing) && self.occupied_after(m, landing);
             (by_man || by_token) && !self.mover_meets_token(m)
         });
         self.pseudo_legal_moves_of(by, &mut probe);

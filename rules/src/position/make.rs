@@ -192,6 +192,10 @@ impl Position {
             self.side = us.other();
             self.start_turn();
         }
+        // A neutral token may forbid the only en-passant captures (`neutral_token`).
+        if self.ep.is_some() && !self.token.is_none() {
+            self.drop_unusable_en_passant();
+        }
         self.ply += 1;
         // A pass is never part of a doubled turn, so the move's own kind says whether it was one.
         self.last_move_was_pass = mv.kind == MoveKind::Pass;

@@ -4,7 +4,7 @@
 //! (`crate::movegen::neutral_token`, which documents the rulings).
 
 use crate::{
-    moves::Move,
+    moves::{Move, MoveList},
     position::{make::TurnFacts, Position},
 };
 
@@ -39,5 +39,18 @@ impl Position {
             }
         }
         self.token = dest;
+    }
+
+    /// Drops the en-passant right `make` recorded when no pseudo-legal move can use it: an
+    /// enemy pawn beside the passed square may have its capture forbidden by the token (the
+    /// same test as for a position string read, so that both give one key). Rare: the right is
+    /// recorded only when such a pawn stands there.
+    pub(crate) fn drop_unusable_en_passant(&mut self) {
+        let Some(ep) = self.ep else { return };
+        let mut moves = MoveList::new();
+        self.pseudo_legal_moves(&mut moves);
+        if !moves.iter().any(|m| m.captures().contains(&ep.victim) && ep.squares.contains(&m.to)) {
+            self.ep = None;
+        }
     }
 }
