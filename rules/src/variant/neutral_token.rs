@@ -126,7 +126,7 @@ pub(crate) fn conclude(
             return None;
         }
     };
-    (problems.len() == before).then(|| (NeutralToken { start, captures: t.captures, path: t.path }, start_text))
+    (problems.len() == before).then_some((NeutralToken { start, captures: t.captures, path: t.path }, start_text))
 }
 
 /// `start` (a position string without the token) with the token written on `sq`, which must be
