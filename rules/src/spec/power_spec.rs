@@ -182,7 +182,7 @@ pub enum PowerSpec {
     PoisonSight { sight: String },
 }
 
-/// One leg of a [`PowerSpec::Path`]: a ride of 1..=range squares in one of its directions.
+/// One leg of a [`PowerSpec::Path`]: a ride of min..=range squares in one of its directions.
 /// The walk stops at a friend or the board edge; an enemy may be captured (ending the move)
 /// where the piece may stop; the start square counts as empty once left.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -204,10 +204,19 @@ pub struct PathLegSpec {
     /// any empty square of this leg (Hooklet, Capricorn).
     #[serde(default)]
     pub next_from_end: bool,
+    /// The leg's minimum length: its first `min - 1` squares are only passed (they must be
+    /// empty; no stop, capture or next leg there). Default 1; above 1 only on a ride (the
+    /// zebra of list #56: one diagonal step, then 3 or more straight on at 45°).
+    #[serde(default = "one")]
+    pub min: u8,
 }
 
 fn yes() -> bool {
     true
+}
+
+fn one() -> u8 {
+    1
 }
 
 /// What an approach does to the enemy right beyond its landing square.

@@ -230,6 +230,7 @@ static REGISTRY: &[Entry] = &[
     row(66, "ICS wild 4", "wild4", &[], A, builtin!("wild4")),
     row(6, "Transcendental Chess", "transcendental", &[], B, builtin!("transcendental")),
     row(59, "Protean Chess", "protean", &[], B, builtin!("protean")),
+    row(56, "Historical 13x13 zebra/camel game", "zebra13", &[], B, builtin!("zebra13")),
     // The odds games (#22): one built-in per handicap array, White giving the odds.
     row(22, "Odds games: pawn odds (f-pawn)", "pawnodds", &[], A, builtin!("pawnodds")),
     row(22, "Odds games: knight odds (queen's knight)", "knightodds", &[], A, builtin!("knightodds")),
@@ -298,7 +299,6 @@ static REGISTRY: &[Entry] = &[
     row(51, "King of the Mountain", "kingofthemountain", &[], B, NotYet("needs a board that loses its outer ring every 10 moves a side, and a 30-move limit")),
     row(52, "Kamikaze", "kamikaze", &[], C, OutOfScope("hidden information: each side sets up behind a screen")),
     row(53, "WWII", "wwii", &[], C, OutOfScope("hidden information: a Kamikaze setup with Kriegspiel play")),
-    row(56, "Historical 13x13 zebra/camel game", "zebra13", &[], B, NotYet("needs a bent rider with a minimum length (the zebra: one diagonal step, then 3 or more straight)")),
     row(57, "Trenholme's \"last piece moved\" chess", "lastpiecemoved", &[], B, NotYet("needs move powers set by the last piece moved (history), and the source gives two readings")),
     row(58, "Unambiguous Chess", "unambiguous", &[], B, NotYet("needs a legality filter on descriptive notation: ambiguous moves are illegal (a heavy hook)")),
     row(72, "Swap-setup chess with a negotiated queen", "swapsetup", &[], B, NotYet("needs a pre-game choice phase of swaps and of the queen's compound")),

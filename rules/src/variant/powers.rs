@@ -133,6 +133,8 @@ pub(crate) struct PathLeg {
     pub stop: bool,
     pub turn: Option<Turns>,
     pub next_from_end: bool,
+    /// Minimum length (1 = none): nearer squares are passed only.
+    pub min: u8,
 }
 
 /// A set of turns relative to a previous direction: straight on, 45°, 90°, 135°, back (each
@@ -305,7 +307,17 @@ impl PowerSpec {
                     if leg.next_from_end && (i + 1 == legs.len() || dirs[0].iter().any(|d| d.max_steps == 0)) {
                         return Err(format!("field `{field}.next_from_end`: needs a next leg and a limited range"));
                     }
-                    compiled.push(PathLeg { dirs, stop: leg.stop, turn, next_from_end: leg.next_from_end });
+                    if leg.min == 0 {
+                        return Err(format!("field `{field}.min`: a leg is at least 1 square long"));
+                    }
+                    if leg.min > 1 && dirs[0].iter().any(|d| d.max_steps != 0 && d.max_steps < leg.min) {
+                        return Err(format!(
+                            "field `{field}.min`: {} exceeds the range of a direction in `dirs` (a minimum needs a ride at least that long)",
+                            leg.min
+                        ));
+                    }
+                    let (stop, next_from_end, min) = (leg.stop, leg.next_from_end, leg.min);
+                    compiled.push(PathLeg { dirs, stop, turn, next_from_end, min });
                 }
                 Power::Path { legs: compiled }
             }

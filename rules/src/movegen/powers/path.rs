@@ -1,6 +1,7 @@
 //! `path`: legs walked in sequence, each a ride in its own directions, the later ones at a
 //! given turn from the previous leg (Hooklet, Hawklet, Eye, Yew, Capricorn, Great Hook, Far
-//! Queen, Talia; jupiter.md §3.1 "path move", §3.4). Every square walked through must be
+//! Queen, Talia; jupiter.md §3.1 "path move", §3.4; the zebra of list #56, whose second leg has
+//! a minimum length). Every square walked through must be
 //! empty, a friend or the board edge ends the walk, and a capture ends the move. Routes that
 //! reach the same square are one move (§9.2): each destination is emitted once.
 
@@ -50,6 +51,14 @@ impl Walk<'_> {
                 let Some(sq) = offset(self.pos, start, d.dx as i32 * n, d.dy as i32 * n) else { break };
                 // The start square is empty once the piece has left it.
                 let occupant = if sq == self.from { None } else { self.pos.piece_at(sq) };
+                if n < leg.min as i32 {
+                    // Short of the leg's minimum: passed only, so it must be empty.
+                    if occupant.is_some() {
+                        break;
+                    }
+                    n += 1;
+                    continue;
+                }
                 match occupant {
                     Some(q) => {
                         if leg.stop && q.color() != self.p.color() {
