@@ -19,7 +19,7 @@ use fairyzero_rules::{
     variant::{
         builtin_names, turns::TurnCheckRule, CheckingRule, NotationStyle, RepetitionRule, RoyalChoice, RoyalRule,
     },
-    Color, EndReason, Move, MoveKind, MoveList, Outcome, Piece, Position, Square, Variant,
+    Color, EndReason, GameValue, Move, MoveKind, MoveList, Outcome, Piece, Position, Square, Variant,
 };
 use rand::{rngs::StdRng, seq::SliceRandom, Rng, SeedableRng};
 
@@ -769,6 +769,9 @@ fn legal_moves_are_distinct_pseudo_legal_moves() {
                     .count()
             };
             let before = [royals(pos, us), royals(pos, us.other())];
+            // Reflex Chess: when a move legal under the rest mates, only mating moves are legal;
+            // so the verdicts are gathered first, then compared.
+            let mut verdicts = Vec::with_capacity(pseudo.len());
             for m in &pseudo {
                 pos.make(*m);
                 let safe = match &v.rules.explosion {
@@ -791,12 +794,21 @@ fn legal_moves_are_distinct_pseudo_legal_moves() {
                 let early_check = v.rules.turns.is_some_and(|t| t.check == TurnCheckRule::LastMoveOnly)
                     && pos.side_to_move() == us
                     && pos.in_check(us.other());
+                let mates = v.rules.must_mate && pos.in_check(us.other()) && {
+                    pos.legal_moves(&mut replies);
+                    replies.is_empty()
+                };
                 pos.unmake();
+                verdicts.push((safe, checks_without_mate, early_check, mates));
+            }
+            let must_mate =
+                verdicts.iter().any(|&(safe, no_mate_check, early, mates)| safe && !no_mate_check && !early && mates);
+            for (m, &(safe, checks_without_mate, early_check, mates)) in pseudo.iter().zip(&verdicts) {
                 assert_eq!(
-                    safe && !checks_without_mate && !early_check,
+                    safe && !checks_without_mate && !early_check && (mates || !must_mate),
                     legal_set.contains(m),
                     "{ctx} pseudo-legal {} (leaves royal safe: {safe}, checks without mate: {checks_without_mate}, \
-                     early check: {early_check}) vs legal list in {fen}",
+                     early check: {early_check}, mates where a mate is due: {mates}/{must_mate}) vs legal list in {fen}",
                     describe(pos, m)
                 );
             }
@@ -989,7 +1001,10 @@ fn terminal_positions_are_consistent() {
             Some(Outcome::Decisive { winner, reason: EndReason::Checkmate }) => {
                 // In check, or (multi-move turns) within reach of the opponent's whole next turn.
                 let checked = pos.checked_for_result(us);
-                assert!(legal.is_empty() && checked && winner == us.other(), "{ctx} bad checkmate in {fen}");
+                // The mated side loses, or wins where being mated wins (Reflex Chess).
+                let mated_wins = v.rules.checkmate == GameValue::Win;
+                let expected = if mated_wins { us } else { us.other() };
+                assert!(legal.is_empty() && checked && winner == expected, "{ctx} bad checkmate in {fen}");
             }
             Some(Outcome::Draw { reason: EndReason::Stalemate })
             | Some(Outcome::Decisive { reason: EndReason::Stalemate, .. }) => {

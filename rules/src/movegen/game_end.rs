@@ -26,7 +26,8 @@ impl Position {
         if legal.is_empty() {
             // `checked_for_result`: in check, or facing a multi-move turn that can take the royal.
             if v.rules.royal == RoyalRule::Checkmate && self.checked_for_result(us) {
-                return Some(Outcome::Decisive { winner: us.other(), reason: EndReason::Checkmate });
+                // A loss, or a win for the mated side (Reflex Chess's `victory.checkmate`).
+                return Some(Outcome::from_value(us, v.rules.checkmate, EndReason::Checkmate));
             }
             if v.rules.repetition == RepetitionRule::ThirdIllegal && self.has_repetition_blocked_moves() {
                 return Some(Outcome::Decisive { winner: us.other(), reason: EndReason::RepetitionLoss });

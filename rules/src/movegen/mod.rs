@@ -21,6 +21,7 @@ mod first_turn_swap;
 pub(crate) mod game_end;
 mod legs;
 mod multimove;
+mod must_mate;
 pub(crate) mod neutral_token;
 mod perft;
 mod protean;
@@ -201,6 +202,7 @@ impl Position {
         let v = &self.variant;
         let (royal, repetition, forced_capture) = (v.rules.royal, v.rules.repetition, v.rules.forced_capture);
         let checking = v.rules.checking;
+        let must_mate = v.rules.must_mate;
         let simple_attacks = v.simple_attacks;
         let us = self.side;
         if royal == RoyalRule::Checkmate && self.n_royals[us.index()] > 0 && self.royal_safe_after_each_move() {
@@ -242,6 +244,11 @@ impl Position {
         }
         if forced_capture && out.iter().any(|m| self.is_capture(m)) {
             out.retain(|m| self.is_capture(m));
+        }
+        // Last, so that it sees every other filter; it never empties the list, so mate tests
+        // (nested calls) skip it (`must_mate`).
+        if must_mate && depth == 0 {
+            self.retain_mates_if_any(out, depth);
         }
     }
 

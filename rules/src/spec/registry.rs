@@ -253,6 +253,7 @@ static REGISTRY: &[Entry] = &[
     row(4, "Prohibition Chess = Checkless Chess", "checkless", &["prohibition"], B, builtin!("checkless")),
     row(32, "Rifle Chess", "rifle", &[], B, builtin!("rifle")),
     row(71, "ICS wild 9 (two kings each)", "wild9", &["twokings"], B, builtin!("wild9")),
+    row(3, "Reflex Chess", "reflex", &[], B, builtin!("reflex")),
     // Capture side effects (issue 21): explosions (validated on modern atomic chess) and rebirth.
     off_list("atomic", &[], "Atomic chess (the modern game: blasts of both sides, pawns spared)", builtin!("atomic")),
     row(17, "Explosion Chess", "explosion", &[], B, builtin!("explosion")),
@@ -278,7 +279,6 @@ static REGISTRY: &[Entry] = &[
     off_list("jupiter", &[], "Adrian King's Jupiter (1999), 16x16", builtin!("jupiter")),
     off_list("chushin", &[], "Adam DeWitt's Chushin Shogi (2021), 18x18", builtin!("chushin")),
     // The list rows that are not implemented, by number.
-    row(3, "Reflex Chess", "reflex", &[], B, NotYet("needs a must-mate move filter (a side that can mate must) and a reversed checkmate result")),
     row(7, "Refusal Chess = Rejection Chess", "refusal", &["rejection"], B, NotYet("needs an opponent's veto sub-turn: the mover proposes, the opponent may refuse once")),
     row(8, "Compromise Chess", "compromise", &[], B, NotYet("needs the opponent to choose between two offered moves: an action is a pair of moves (a heavy hook)")),
     row(9, "May I?", "mayi", &[], B, NotYet("needs an opponent's approval sub-turn, and an approved move may leave the king en prise")),
@@ -425,8 +425,8 @@ mod tests {
         let e = err("siamese");
         assert!(e.contains("\"siamese\" (`bughouse`)") && e.contains("#42") && e.contains("out of scope"), "{e}");
         assert!(e.contains("four players"), "{e}");
-        let e = err("reflex");
-        assert!(e.contains("class B") && e.contains("must-mate"), "{e}");
+        let e = err("unambiguous");
+        assert!(e.contains("class B") && e.contains("descriptive notation"), "{e}");
         for e in entries().iter().filter(|e| !e.is_implemented()) {
             for n in std::iter::once(e.name).chain(e.aliases.iter().copied()) {
                 assert!(err(n).contains(e.reason().unwrap()), "{n}");

@@ -252,6 +252,10 @@ pub struct VictorySpec {
     /// Value for the side to move when it has no legal move and is not checkmated.
     #[serde(default = "draw")]
     pub stalemate: GameValue,
+    /// Value for the side to move when it is checkmated: `loss` (default) or `win` (Reflex
+    /// Chess, issue 21 row #3: the mated side wins; `crate::movegen::must_mate`).
+    #[serde(default = "loss", skip_serializing_if = "is_loss")]
+    pub checkmate: GameValue,
     #[serde(default)]
     pub bare: BareRule,
     #[serde(default)]
@@ -262,9 +266,25 @@ fn draw() -> GameValue {
     GameValue::Draw
 }
 
+fn loss() -> GameValue {
+    GameValue::Loss
+}
+
+/// Not written when it is the default, so that the resolved text (and hash) of every variant
+/// without the field stays what it was.
+fn is_loss(value: &GameValue) -> bool {
+    *value == GameValue::Loss
+}
+
 impl Default for VictorySpec {
     fn default() -> Self {
-        VictorySpec { royal: RoyalRule::default(), stalemate: GameValue::Draw, bare: BareRule::None, extinction: None }
+        VictorySpec {
+            royal: RoyalRule::default(),
+            stalemate: GameValue::Draw,
+            checkmate: GameValue::Loss,
+            bare: BareRule::None,
+            extinction: None,
+        }
     }
 }
 
@@ -453,6 +473,10 @@ pub struct VariantSpec {
     /// Which checks are allowed: `any` (default) or `mate_only` (Checkless Chess).
     #[serde(default, skip_serializing_if = "is_default")]
     pub checking: CheckingRule,
+    /// A side that can mate must: when any legal move mates, only the mating moves are legal
+    /// (Reflex Chess, issue 21 row #3; `crate::movegen::must_mate`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub must_mate: bool,
     /// Which royals count for check and mate: `all` (default) or `first_by_file` (ICS wild 9).
     #[serde(default, skip_serializing_if = "is_default")]
     pub royal_choice: RoyalChoice,

@@ -336,6 +336,7 @@ impl Variant {
             super::capture_effects::conclude(&spec, geo, dims, &pieces, &powers, &lookup, &mut problems);
         let neutral_token =
             super::neutral_token::conclude(&spec, dims, &geometries, !legs.is_empty(), &mut problems);
+        super::must_mate::check(&spec, &mut problems);
         if !problems.is_empty() {
             return Err(problems);
         }
@@ -452,6 +453,7 @@ impl Variant {
                 en_passant,
                 royal: spec.victory.royal,
                 stalemate: spec.victory.stalemate,
+                checkmate: spec.victory.checkmate,
                 bare: spec.victory.bare,
                 extinction,
                 repetition: spec.repetition,
@@ -462,6 +464,7 @@ impl Variant {
                 flying_general: spec.flying_general,
                 capture: spec.capture,
                 checking: spec.checking,
+                must_mate: spec.must_mate,
                 royal_choice: spec.royal_choice,
                 first_turn_swap: spec.first_turn_swap,
                 protean,

@@ -14,6 +14,7 @@ pub(crate) mod castling;
 pub(crate) mod drops;
 pub(crate) mod legs;
 mod mirror;
+mod must_mate;
 pub mod neutral_token;
 pub(crate) mod powers;
 pub(crate) mod protean;
@@ -113,6 +114,8 @@ pub struct Rules {
     pub en_passant: bool,
     pub royal: RoyalRule,
     pub stalemate: GameValue,
+    /// Value of being checkmated for the mated side (`loss`; Reflex Chess: `win`).
+    pub checkmate: GameValue,
     pub bare: BareRule,
     pub extinction: Option<Extinction>,
     pub repetition: RepetitionRule,
@@ -126,6 +129,8 @@ pub struct Rules {
     pub capture: CaptureRule,
     /// Whether a check must be mate (Checkless Chess).
     pub checking: CheckingRule,
+    /// A side that can mate must (Reflex Chess, `movegen::must_mate`).
+    pub must_mate: bool,
     /// Which royals count for check (ICS wild 9: the first by file).
     pub royal_choice: RoyalChoice,
     /// Back-rank swaps on a side's first turn (Transcendental Chess).
