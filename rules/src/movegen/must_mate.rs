@@ -27,10 +27,13 @@ impl Position {
         let mut mates = MoveList::new();
         for &m in out.iter() {
             self.make(m);
-            self.legal_moves_nested(&mut replies, nested + 1);
-            let outcome = self.outcome_with(&replies);
+            // Only a move that leaves the opponent checked can mate: the others cost no replies.
+            let mating = self.checked_for_result(self.side) && {
+                self.legal_moves_nested(&mut replies, nested + 1);
+                matches!(self.outcome_with(&replies), Some(Outcome::Decisive { reason: EndReason::Checkmate, .. }))
+            };
             self.unmake();
-            if matches!(outcome, Some(Outcome::Decisive { reason: EndReason::Checkmate, .. })) {
+            if mating {
                 mates.push(m);
             }
         }
