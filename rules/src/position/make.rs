@@ -266,7 +266,9 @@ impl Position {
                 let rook = self.set_square(mv.aux, None).expect("castling moves a rook");
                 self.set_square(mv.to, Some(king));
                 self.set_square(self.castle_rook_destination(*mv), Some(rook));
-                facts.irreversible = true;
+                // Neither a capture nor a pawn move: the halfmove clock runs on (FIDE 9.3, as
+                // python-chess and Fairy-Stockfish count). No earlier position can recur
+                // either, but the castling rights it spends already start a new repetition scan.
             }
             // A pass changes nothing on the board and never promotes (§8.5): `piece` is unused.
             MoveKind::Pass | MoveKind::Convert => {}
