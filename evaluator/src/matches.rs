@@ -134,9 +134,16 @@ pub struct MatchGame {
 }
 
 impl MatchGame {
-    /// The points of player `name` in this game, if it played (and not against itself).
+    /// Whether the game has a result to rate: an adjourned game (one broken off in
+    /// `fairyzero play`) is a record to view, not a score.
+    pub fn is_finished(&self) -> bool {
+        self.reason != Termination::Adjourned
+    }
+
+    /// The points of player `name` in this game, if it played (and not against itself) to the
+    /// end.
     pub fn score_of(&self, name: &str) -> Option<f64> {
-        if self.blue == self.tan {
+        if self.blue == self.tan || !self.is_finished() {
             None
         } else if self.blue == name {
             Some(self.result.blue_score())
@@ -385,7 +392,7 @@ impl MatchReport {
         for rec in &records {
             let a_blue = rec.blue == a && rec.tan == b;
             let a_tan = rec.tan == a && rec.blue == b;
-            if !(a_blue || a_tan) {
+            if !(a_blue || a_tan) || !rec.is_finished() {
                 continue;
             }
             let s = if a_blue { rec.result.blue_score() } else { 1.0 - rec.result.blue_score() };

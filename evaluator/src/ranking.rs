@@ -137,6 +137,9 @@ pub fn resolve_step(run_dir: &Path, name: &str) -> Option<u64> {
 
 /// Ratings and per-player statistics from `records`; `step_of` supplies steps the records lack.
 pub fn build_ranking(records: &[MatchGame], step_of: impl Fn(&str) -> Option<u64>, options: &RatingOptions) -> Ranking {
+    // Adjourned games are records to view, not results.
+    let finished: Vec<MatchGame> = records.iter().filter(|r| r.is_finished()).cloned().collect();
+    let records = &finished[..];
     let ratings = rate_records(records, options);
     let mut steps: HashMap<&str, u64> = HashMap::new();
     for r in records {

@@ -113,7 +113,7 @@ pub fn rate_records(records: &[MatchGame], options: &RatingOptions) -> Ratings {
         })
     };
     let mut games = Vec::with_capacity(records.len());
-    for r in records {
+    for r in records.iter().filter(|r| r.is_finished()) {
         let first = id(&r.blue, &mut names);
         let second = id(&r.tan, &mut names);
         games.push(Game { first, second, score: r.result.blue_score() });

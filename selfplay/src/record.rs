@@ -228,6 +228,10 @@ pub enum Termination {
     /// something that is not a move (the match record keeps the reason).
     #[serde(rename = "forfeit")]
     Forfeit,
+    /// Broken off before it ended (a `fairyzero play` game in progress, or left for a new
+    /// one; PGN's `*`): the record keeps the moves for viewing, and no rating counts it.
+    #[serde(rename = "adjourned")]
+    Adjourned,
 }
 
 impl Termination {
@@ -236,11 +240,12 @@ impl Termination {
         match (self, self.end_reason()) {
             (_, Some(rule)) => rule.as_str(),
             (Termination::Forfeit, None) => "forfeit",
+            (Termination::Adjourned, None) => "adjourned",
             (_, None) => "illegal move",
         }
     }
 
-    /// The rule that ended the game; `None` for an illegal move or a forfeit.
+    /// The rule that ended the game; `None` for an illegal move, a forfeit or an adjournment.
     pub fn end_reason(self) -> Option<EndReason> {
         Some(match self {
             Termination::Checkmate => EndReason::Checkmate,
@@ -252,7 +257,7 @@ impl Termination {
             Termination::Repetition => EndReason::Repetition,
             Termination::HalfmoveRule => EndReason::HalfmoveRule,
             Termination::MoveCap => EndReason::MoveCap,
-            Termination::IllegalMove | Termination::Forfeit => return None,
+            Termination::IllegalMove | Termination::Forfeit | Termination::Adjourned => return None,
         })
     }
 }

@@ -24,8 +24,8 @@
 //!
 //! With `--out FILE.jsonl` the games are kept as match records (the format `fairyzero match`
 //! writes and `show-game` reads: [`MatchGame`]), rewritten atomically after every move. A game
-//! still in progress (or left for a new one) reads as stopped at the move cap: a draw, as a
-//! match adjudicates its unfinished games by default; a finished game has its real result.
+//! still in progress (or left for a new one) is `adjourned` (PGN's `*`): viewable, never rated;
+//! a finished game has its real result.
 
 use std::{
     io::{Read, Write},
@@ -499,9 +499,10 @@ impl Session {
         if self.moves.is_empty() {
             return None;
         }
+        // Unfinished (in progress, or left for a new game): adjourned, which no rating counts.
         let ended = self.ended.clone().unwrap_or(Ended {
             result: GameResult::Draw,
-            reason: Termination::MoveCap,
+            reason: Termination::Adjourned,
             forfeit: None,
         });
         let names = if self.human == Color::Blue {
@@ -759,7 +760,8 @@ mod tests {
         let game: MatchGame = record::from_json_line(line.trim()).unwrap();
         assert_eq!((game.blue.as_str(), game.tan.as_str(), game.plies), ("human", "alphabeta:1", 2));
         assert_eq!(game.moves.as_deref(), Some(s.moves.join(" ").as_str()));
-        assert_eq!(game.reason, Termination::MoveCap, "unfinished: stopped at the cap");
+        assert_eq!(game.reason, Termination::Adjourned, "unfinished: adjourned");
+        assert!(!game.is_finished() && game.score_of("human").is_none(), "an adjourned game is not rated");
         s.new_game().unwrap();
         s.human_move("e2e4").ok().unwrap();
         drop(s);

@@ -163,7 +163,7 @@ fn run_match_file(args: &ShowGameArgs) -> Result<()> {
             "game {i}: {} (Blue) - {} (Tan)  {} ({}), {} plies\n",
             g.blue,
             g.tan,
-            result_text(g.result),
+            result_text(g),
             g.reason,
             g.plies
         ));
@@ -210,14 +210,18 @@ fn match_input(game: &MatchGame, index: usize, file: &Path) -> Result<GameInput>
         header: vec![
             ("Blue".into(), game.blue.clone()),
             ("Tan".into(), game.tan.clone()),
-            ("result".into(), format!("{} ({})", result_text(game.result), game.reason)),
+            ("result".into(), format!("{} ({})", result_text(game), game.reason)),
             ("opening plies".into(), opening.split_whitespace().count().to_string()),
         ],
     })
 }
 
-fn result_text(r: GameResult) -> &'static str {
-    match r {
+/// The PGN result: `*` for a game broken off unfinished.
+fn result_text(game: &MatchGame) -> &'static str {
+    if !game.is_finished() {
+        return "*";
+    }
+    match game.result {
         GameResult::BlueWins => "1-0",
         GameResult::TanWins => "0-1",
         GameResult::Draw => "1/2-1/2",
