@@ -202,6 +202,17 @@ fn variants_setup_refusals_and_ten_ranks() {
         ("twomove", "a turn has several moves, and XBoard gives the move to the other side after each"),
         ("explosion", "its captures have side effects (explosion, rebirth) that only XBoard's own atomic applies"),
         ("circe", "its captures have side effects (explosion, rebirth) that only XBoard's own atomic applies"),
+        ("imitator", "a neutral token copies every move and can forbid it, which XBoard's board cannot hold"),
+        (
+            "zebra13",
+            "its pieces have powers beyond their moves (e.g. the Emperor King's roam), which XBoard's piece commands \
+             cannot express",
+        ),
+        (
+            "protean",
+            "its protean men change type when they capture and its first moves are choices, which XBoard's rules \
+             cannot follow",
+        ),
     ] {
         e.expect(
             &format!("variant {variant}"),

@@ -26,8 +26,9 @@ use std::{
 };
 
 use fairyzero_rules::{
+    spec::variant_spec::CheckingRule,
     variant::{builtin_names, NotationStyle},
-    EndReason, Outcome, Variant,
+    EndReason, GameValue, Outcome, Variant,
 };
 
 use super::{uci::Output, Clock, Engine, GoLimits, Score, SearchInfo};
@@ -78,6 +79,28 @@ pub fn carry(variant: &Variant) -> Result<Carry, String> {
     }
     if variant.rules.turns.is_some() {
         return Err("a turn has several moves, and XBoard gives the move to the other side after each".into());
+    }
+    if variant.rules.neutral_token.is_some() {
+        return Err("a neutral token copies every move and can forbid it, which XBoard's board cannot hold".into());
+    }
+    if variant.rules.must_mate || variant.rules.checkmate != GameValue::Loss {
+        // XBoard's parents judge a mate a loss for the mated side and let a side that can mate
+        // play any move.
+        return Err("a side that can mate must, or being mated wins (Reflex Chess), which XBoard's rules cannot \
+                    follow"
+            .into());
+    }
+    if variant.rules.checking != CheckingRule::Any {
+        return Err(
+            "a move that gives check is illegal unless it mates (Checkless Chess), which XBoard's rules cannot \
+                    follow"
+                .into(),
+        );
+    }
+    if variant.rules.protean.is_some() {
+        return Err("its protean men change type when they capture and its first moves are choices, which XBoard's \
+                    rules cannot follow"
+            .into());
     }
     if variant.has_regional_moves() || variant.rules.flying_general {
         // XBoard's own xiangqi has other piece letters and coordinates; an engine-defined
@@ -751,6 +774,10 @@ mod tests {
         assert!(why.contains("setup phase"), "{why}");
         let why = carry(&load("chushin")).unwrap_err();
         assert!(why.contains("one letter"), "{why}");
+        let why = carry(&load("reflex")).unwrap_err();
+        assert!(why.contains("mate"), "{why}");
+        let why = carry(&load("checkless")).unwrap_err();
+        assert!(why.contains("Checkless"), "{why}");
         let list = variants_feature(&load("chess"));
         assert!(list.starts_with("normal,capablanca,grand,shatranj,courier,antichess,losalamos"), "{list}");
         let names: Vec<&str> = list.split(',').collect();
