@@ -420,6 +420,16 @@ fn a_run_whose_directory_is_lost_continues_from_a_copy_of_its_checkpoint() {
     let (before, after) = (manifest(&last), manifest(&newest));
     assert_eq!(after["state"]["iteration"], before["state"]["iteration"].as_u64().unwrap() + 1, "{after}");
     assert!(after["state"]["elapsed_secs"].as_f64() > before["state"]["elapsed_secs"].as_f64(), "{after}");
+    // The games played before the continuation are not in the new store but still count: a
+    // model card exported from the new run names all the games its net was trained on.
+    let games = |m: &serde_json::Value| m["state"]["games"].as_u64().unwrap();
+    assert!(games(&before) > 0 && games(&after) > games(&before), "{before} -> {after}");
+    let positions = |m: &serde_json::Value| m["state"]["positions"].as_u64().unwrap();
+    assert!(positions(&after) > positions(&before), "{before} -> {after}");
+    let record: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(again.join("continued.json")).unwrap()).unwrap();
+    assert_eq!(record["checkpoint"], last.as_str());
+    assert_eq!(record["games"], before["state"]["games"]);
     let metrics = std::fs::read_to_string(again.join("metrics.jsonl")).unwrap();
     let start = metrics.lines().find(|l| l.contains("\"kind\":\"start\"")).unwrap();
     assert!(start.contains("\"continued_from\":") && start.contains("\"resumed_from\":\"step-"), "{start}");

@@ -213,6 +213,48 @@ pub fn import_checkpoint(store: &dyn Store, dir: &Path, manifest: &CheckpointMan
     Ok(())
 }
 
+/// Written at the root of the store of a run started with `--continue-from`: what the imported
+/// checkpoint had played before. Its games are not in this store (the replay window is refilled
+/// by self-play), so without it the run's game and position counts, and every model card
+/// exported from it, would restart at zero while its steps and wall-clock go on.
+pub const CONTINUATION_FILE: &str = "continued.json";
+
+/// The contents of [`CONTINUATION_FILE`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Continuation {
+    /// The folder the run continued from, as given.
+    pub from: String,
+    /// The imported checkpoint's name.
+    pub checkpoint: String,
+    /// Self-play games and positions before the continuation.
+    pub games: u64,
+    pub positions: u64,
+}
+
+/// Records that this store's run continues `manifest`'s checkpoint, played elsewhere.
+pub fn record_continuation(store: &dyn Store, from: &Path, manifest: &CheckpointManifest) -> anyhow::Result<()> {
+    let record = Continuation {
+        from: from.display().to_string(),
+        checkpoint: manifest.name.clone(),
+        games: manifest.state.games,
+        positions: manifest.state.positions,
+    };
+    store.publish(CONTINUATION_FILE, serde_json::to_vec_pretty(&record)?)?;
+    Ok(())
+}
+
+/// The run's [`Continuation`], if it was started with `--continue-from`.
+pub fn read_continuation(store: &dyn Store) -> anyhow::Result<Option<Continuation>> {
+    match store.get(CONTINUATION_FILE) {
+        Ok(bytes) => Ok(Some(serde_json::from_slice(&bytes).map_err(|e| {
+            anyhow::anyhow!("{} in {}: not a continuation record: {e}", CONTINUATION_FILE, store.url())
+        })?)),
+        Err(StoreError::NotFound { .. }) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
 /// Every checkpoint with a readable manifest, by step. Unreadable manifests are skipped with a
 /// warning.
 pub fn list_checkpoints(store: &dyn Store) -> Result<Vec<CheckpointManifest>, StoreError> {

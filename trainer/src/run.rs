@@ -319,6 +319,8 @@ struct Loop {
     status: Arc<Status>,
     games: u64,
     positions: u64,
+    /// Games and positions played before a `--continue-from` (not in this store).
+    continued: (u64, u64),
     iteration: u64,
     step: u64,
     samples_trained: u64,
@@ -699,8 +701,8 @@ impl Loop {
                 format!("skipped the damaged game chunk {k} (moved to {}<unix ms>/{k})", artifacts::DAMAGED_DIR),
             );
         }
-        self.games = games.len() as u64;
-        self.positions = games.iter().map(|g| g.moves.len() as u64).sum();
+        self.games = self.continued.0 + games.len() as u64;
+        self.positions = self.continued.1 + games.iter().map(|g| g.moves.len() as u64).sum::<u64>();
         let mut need = 0u64;
         let mut first = games.len();
         while first > 0 && need < self.config.replay.window_positions {
@@ -987,6 +989,7 @@ impl Run {
         let continued_from = match continuing {
             Some((source, m)) => {
                 artifacts::import_checkpoint(store.as_ref(), source, &m)?;
+                artifacts::record_continuation(store.as_ref(), source, &m)?;
                 say(
                     &bar,
                     format!(
@@ -1073,6 +1076,7 @@ impl Run {
             status,
             games: 0,
             positions: 0,
+            continued: artifacts::read_continuation(store.as_ref())?.map_or((0, 0), |c| (c.games, c.positions)),
             iteration: state.iteration,
             step: learner.step(),
             samples_trained: state.samples_trained,
