@@ -24,8 +24,8 @@ mod multimove;
 mod must_mate;
 pub(crate) mod neutral_token;
 mod perft;
-mod protean;
 pub mod powers;
+mod protean;
 mod rifle;
 mod setup;
 

@@ -334,8 +334,7 @@ impl Variant {
         let (geo, cells) = topology::conclude(&spec, &geometries, &full_geometries, &mut problems);
         let (explosion, rebirth) =
             super::capture_effects::conclude(&spec, geo, dims, &pieces, &powers, &lookup, &mut problems);
-        let neutral_token =
-            super::neutral_token::conclude(&spec, dims, &geometries, !legs.is_empty(), &mut problems);
+        let neutral_token = super::neutral_token::conclude(&spec, dims, &geometries, !legs.is_empty(), &mut problems);
         super::must_mate::check(&spec, &mut problems);
         if !problems.is_empty() {
             return Err(problems);
