@@ -37,16 +37,7 @@ impl Play {
             .stderr(Stdio::inherit())
             .spawn()
             .expect("cannot start fairyzero play");
-        let out = child.stdout.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(out).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let lines = common::stdout_lines(child.stdout.take().unwrap());
         // A net's helper loads libtorch first: allow it some seconds.
         let first = lines.recv_timeout(Duration::from_secs(60)).expect("fairyzero play printed no address");
         let addr = first

@@ -399,6 +399,9 @@ fn a_run_whose_directory_is_lost_continues_from_a_copy_of_its_checkpoint() {
 
     let source = kept.display().to_string();
     let mut extra = one_iteration.to_vec();
+    // The games before count towards the budget, as the steps and the wall-clock do.
+    assert_eq!(extra[1], "budget.games=2");
+    extra[1] = "budget.games=4";
     extra.extend(["--continue-from", &source]);
     let again = s.path().join("again");
     let out = train("tiny.toml", &again, &extra);

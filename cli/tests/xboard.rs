@@ -91,7 +91,7 @@ fn check_features(e: &mut EngineProcess) {
         assert!(all.contains(f), "{f} missing: {lines:?}");
     }
     assert!(
-        lines.contains(&"feature variants=\"normal,capablanca,grand,shatranj,courier,antichess,losalamos,gardner,berolina,kinglet,antilosalamos,amazon,faerychess,longleapers,annihilation,englishstalemate,giveawayking,twinchess,giraffe10,reverso,marchofthepawns,wild5,wild6,wild7,wild8,pawnodds,knightodds,rookodds,rookpawnodds,rookknightodds,queenodds,historical12,pawnsforqueen,pawnsforrook,checkless,wild9,atomic\"".to_string()),
+        lines.contains(&"feature variants=\"normal,capablanca,grand,shatranj,courier,antichess,losalamos,gardner,berolina,kinglet,antilosalamos,amazon,faerychess,longleapers,annihilation,englishstalemate,giveawayking,twinchess,giraffe10,reverso,marchofthepawns,wild5,wild6,wild7,wild8,pawnodds,knightodds,rookodds,rookpawnodds,rookknightodds,queenodds,historical12,pawnsforqueen,pawnsforrook,wild9,atomic\"".to_string()),
         "{lines:?}"
     );
     assert_eq!(lines.len(), 4, "{lines:?}");

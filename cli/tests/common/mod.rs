@@ -8,10 +8,25 @@
 use std::{
     io::{BufRead, BufReader, Write},
     path::PathBuf,
-    process::{Child, ChildStdin, Command, Output, Stdio},
+    process::{Child, ChildStdin, ChildStdout, Command, Output, Stdio},
     sync::mpsc,
     time::{Duration, Instant},
 };
+
+/// A child's stdout, line by line, read on a thread of its own (so that a test can wait for a
+/// line with a timeout).
+pub fn stdout_lines(out: ChildStdout) -> mpsc::Receiver<String> {
+    let (tx, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    lines
+}
 
 /// The lean `fairyzero` binary under test.
 pub const FAIRYZERO: &str = env!("CARGO_BIN_EXE_fairyzero");
@@ -146,16 +161,7 @@ impl EngineProcess {
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start {name}: {e}"));
         let stdin = child.stdin.take().unwrap();
-        let out = child.stdout.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(out).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let lines = stdout_lines(child.stdout.take().unwrap());
         EngineProcess { name, child, stdin, lines, transcript: Vec::new() }
     }
 
