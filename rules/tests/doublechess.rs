@@ -57,12 +57,12 @@ fn each_king_castles_with_either_rook_of_its_half_only() {
     // each side, so they print as K and Q.
     assert_eq!(
         after.to_fen(),
-        "r3k2rr3k2r/pppppppppppppppp/16/16/16/16/16/16/16/16/PPPPPPPPPPPPPPPP/R3K2RR4RK1 b KQahip - 0 1"
+        "r3k2rr3k2r/pppppppppppppppp/16/16/16/16/16/16/16/16/PPPPPPPPPPPPPPPP/R3K2RR4RK1 b KQahip - 1 1"
     );
     after.play_moves("e12c12").unwrap();
     assert_eq!(
         after.to_fen(),
-        "2kr3rr3k2r/pppppppppppppppp/16/16/16/16/16/16/16/16/PPPPPPPPPPPPPPPP/R3K2RR4RK1 w KQkq - 0 2"
+        "2kr3rr3k2r/pppppppppppppppp/16/16/16/16/16/16/16/16/PPPPPPPPPPPPPPPP/R3K2RR4RK1 w KQkq - 2 2"
     );
     // Moving the h-rook loses the e-king's h-right only; the p-rook's right is then the only
     // one toward the higher files, so it prints as K (the file letter would read the same).

@@ -74,9 +74,9 @@ fn a_d_file_king_castles_short_toward_a_and_long_toward_h() {
     assert!(moves.contains("d1b1") && moves.contains("d1f1"), "{moves:?}");
     let mut short = pos.clone();
     short.play_moves("d1b1").unwrap();
-    assert_eq!(short.to_fen(), "r2k3r/pppppppp/8/8/8/8/PPPPPPPP/1KR4R b kq - 0 1");
+    assert_eq!(short.to_fen(), "r2k3r/pppppppp/8/8/8/8/PPPPPPPP/1KR4R b kq - 1 1");
     short.play_moves("d8f8").unwrap();
-    assert_eq!(short.to_fen(), "r3rk2/pppppppp/8/8/8/8/PPPPPPPP/1KR4R w - - 0 2");
+    assert_eq!(short.to_fen(), "r3rk2/pppppppp/8/8/8/8/PPPPPPPP/1KR4R w - - 2 2");
     // The long castling needs e1, f1 and g1 empty (the king crosses e1 to f1, the rook g1 to e1).
     let blocked = legal(&mut position("r2k3r/pppppppp/8/8/8/8/PPPPPPPP/R2K2NR w KQkq - 0 1"));
     assert!(blocked.contains("d1b1") && !blocked.contains("d1f1"), "{blocked:?}");
@@ -89,7 +89,7 @@ fn an_e_file_king_castles_as_in_chess_and_rights_follow_their_rooks() {
     assert!(moves.contains("e1g1") && moves.contains("e1c1"), "{moves:?}");
     let mut kingside = pos.clone();
     kingside.play_moves("e1g1").unwrap();
-    assert_eq!(kingside.to_fen(), "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R4RK1 b kq - 0 1");
+    assert_eq!(kingside.to_fen(), "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R4RK1 b kq - 1 1");
     // Moving the a-rook loses only the Q right.
     let mut rook = pos.clone();
     rook.play_moves("a1b1").unwrap();
