@@ -149,8 +149,16 @@ impl EvalWorker {
             .spawn(move || {
                 for name in receiver {
                     if !context.stop.load(Ordering::Relaxed) && !theirs.cancel.load(Ordering::Relaxed) {
-                        let t0 = Instant::now();
-                        *theirs.running_since.lock().expect("evaluation clock lock") = Some(t0);
+                        // The start is read under the lock that `busy_secs` reads it with: read
+                        // before taking it, a reader in between would miss the job's first
+                        // moments and later see them counted (more evaluation time in an
+                        // iteration than its wall-clock, on a busy machine).
+                        let t0 = {
+                            let mut since = theirs.running_since.lock().expect("evaluation clock lock");
+                            let t0 = Instant::now();
+                            *since = Some(t0);
+                            t0
+                        };
                         let result = context.evaluate(&name);
                         {
                             let mut since = theirs.running_since.lock().expect("evaluation clock lock");
