@@ -75,11 +75,30 @@ impl GameResult {
         }
     }
 
-    fn from_outcome(o: &Outcome) -> GameResult {
+    /// The result the rules' outcome gives.
+    pub fn from_outcome(o: &Outcome) -> GameResult {
         match o.winner() {
             Some(Color::Blue) => GameResult::BlueWins,
             Some(Color::Tan) => GameResult::TanWins,
             None => GameResult::Draw,
+        }
+    }
+
+    /// The winner, if any.
+    pub fn winner(self) -> Option<Color> {
+        match self {
+            GameResult::BlueWins => Some(Color::Blue),
+            GameResult::TanWins => Some(Color::Tan),
+            GameResult::Draw => None,
+        }
+    }
+
+    /// As records write it: `1-0`, `0-1`, `1/2-1/2`.
+    pub fn text(self) -> &'static str {
+        match self {
+            GameResult::BlueWins => "1-0",
+            GameResult::TanWins => "0-1",
+            GameResult::Draw => "1/2-1/2",
         }
     }
 
@@ -742,6 +761,18 @@ pub fn mix(a: u64, b: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
+}
+
+/// A record's `moves_hash`: FNV-1a of the opening's text, then " " and each move, as
+/// [`MatchGame::moves_hash`] holds it (16 hex digits).
+pub fn moves_hash<'a>(opening: &str, moves: impl IntoIterator<Item = &'a str>) -> String {
+    let mut hash = Fnv::new();
+    hash.write(opening);
+    for m in moves {
+        hash.write(" ");
+        hash.write(m);
+    }
+    format!("{:016x}", hash.finish())
 }
 
 struct Fnv(u64);

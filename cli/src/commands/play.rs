@@ -484,11 +484,7 @@ impl Session {
         let mut legal = MoveList::new();
         self.pos.legal_moves(&mut legal);
         if let Some(o) = self.pos.outcome_with(&legal) {
-            let result = match o.winner() {
-                Some(c) => GameResult::win_for(c),
-                None => GameResult::Draw,
-            };
-            self.ended = Some(Ended { result, reason: o.reason().into(), forfeit: None });
+            self.ended = Some(Ended { result: GameResult::from_outcome(&o), reason: o.reason().into(), forfeit: None });
         } else if self.pos.ply() >= self.cap_ply && !self.pos.in_setup() {
             self.ended = Some(Ended { result: GameResult::Draw, reason: Termination::MoveCap, forfeit: None });
         }
@@ -527,8 +523,7 @@ impl Session {
             plies: self.moves.len() as u32,
             opening: 0,
             opening_moves: String::new(),
-            // As matches hash it: the opening's text (none here), then " " and each move.
-            moves_hash: format!("{:016x}", fnv1a(format!(" {text}").as_bytes())),
+            moves_hash: matches::moves_hash("", self.moves.iter().map(String::as_str)),
             moves: Some(text),
             game: self.earlier.len(),
             forfeit: ended.forfeit,
@@ -587,8 +582,8 @@ impl Session {
         data["result"] = match &self.ended {
             None => Value::Null,
             Some(e) => json!({
-                "score": score_text(e.result),
-                "winner": e.result_winner().map(Color::name),
+                "score": e.result.text(),
+                "winner": e.result.winner().map(Color::name),
                 "reason": e.reason.as_str(),
                 "text": result_text(e),
             }),
@@ -599,30 +594,12 @@ impl Session {
     }
 }
 
-impl Ended {
-    fn result_winner(&self) -> Option<Color> {
-        match self.result {
-            GameResult::BlueWins => Some(Color::Blue),
-            GameResult::TanWins => Some(Color::Tan),
-            GameResult::Draw => None,
-        }
-    }
-}
-
-fn score_text(r: GameResult) -> &'static str {
-    match r {
-        GameResult::BlueWins => "1-0",
-        GameResult::TanWins => "0-1",
-        GameResult::Draw => "1/2-1/2",
-    }
-}
-
 fn result_text(e: &Ended) -> String {
-    let who = match e.result_winner() {
+    let who = match e.result.winner() {
         Some(c) => format!("{} wins", c.name()),
         None => "draw".into(),
     };
-    format!("{} {who} by {}", score_text(e.result), e.reason.as_str())
+    format!("{} {who} by {}", e.result.text(), e.reason.as_str())
 }
 
 /// Where the page's clicks find a move: the square it starts from (the piece clicked first)
@@ -641,11 +618,6 @@ fn click_squares(m: &Move, text: &str) -> (Option<Square>, Option<Square>) {
             (from, some(first.to).or(from))
         }
     }
-}
-
-/// FNV-1a, 64 bits: the match records' `moves_hash`.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// The games already in a record file that `--out` names: they are kept.

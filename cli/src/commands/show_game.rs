@@ -11,7 +11,7 @@ use std::{
 
 use anyhow::{bail, Context, Result};
 use fairyzero_evaluator::{
-    matches::{self, GameResult, MatchGame},
+    matches::{self, MatchGame},
     ranking::write_atomic,
 };
 use fairyzero_rules::{Position, Variant};
@@ -218,13 +218,10 @@ fn match_input(game: &MatchGame, index: usize, file: &Path) -> Result<GameInput>
 
 /// The PGN result: `*` for a game broken off unfinished.
 fn result_text(game: &MatchGame) -> &'static str {
-    if !game.is_finished() {
-        return "*";
-    }
-    match game.result {
-        GameResult::BlueWins => "1-0",
-        GameResult::TanWins => "0-1",
-        GameResult::Draw => "1/2-1/2",
+    if game.is_finished() {
+        game.result.text()
+    } else {
+        "*"
     }
 }
 
