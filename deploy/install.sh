@@ -125,7 +125,8 @@ if [[ ${FAIRYZERO_BUILD:-1} != 0 ]]; then
     # As `make build`: the commit goes into every run's start record, in release builds only
     # (set in a dev build, it would make cargo rebuild the trainer that `make test` built).
     if [[ $profile == release ]]; then
-        FAIRYZERO_COMMIT=$(git describe --always --dirty 2>/dev/null || true)
+        # The image passes it in (its build context has no .git).
+        FAIRYZERO_COMMIT=${FAIRYZERO_COMMIT:-$(git describe --always --dirty 2>/dev/null || true)}
         export FAIRYZERO_COMMIT
     fi
     cargo build --locked "${flags[@]}" --bin fairyzero --bin fairyzero-torch
