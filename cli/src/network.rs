@@ -17,7 +17,11 @@ use fairyzero_model::{
 };
 use fairyzero_rules::Variant;
 
-use crate::commands::{bench::NetBenchArgs, train::TrainArgs};
+use crate::commands::{
+    bench::NetBenchArgs,
+    matches::RankArgs,
+    train::{LearnArgs, TrainArgs, WorkerArgs},
+};
 
 /// A network for search, as `--net` names it.
 #[derive(Clone, Debug, PartialEq)]
@@ -96,6 +100,15 @@ pub trait NetRuntime {
     /// `fairyzero train`.
     fn train(&self, args: TrainArgs) -> Result<()>;
 
+    /// `fairyzero learn`: the learner of a split run.
+    fn learn(&self, args: LearnArgs) -> Result<()>;
+
+    /// `fairyzero worker`: a self-play worker of a split run.
+    fn worker(&self, args: WorkerArgs) -> Result<()>;
+
+    /// `fairyzero rank --store URL` (the store layer lives in the trainer, beside libtorch).
+    fn rank_store(&self, args: RankArgs) -> Result<()>;
+
     /// `fairyzero bench net`.
     fn bench_net(&self, args: NetBenchArgs) -> Result<()>;
 }
@@ -146,6 +159,18 @@ impl NetRuntime for WithoutLibtorch {
 
     fn train(&self, _args: TrainArgs) -> Result<()> {
         Err(Self::refuse("`train`"))
+    }
+
+    fn learn(&self, _args: LearnArgs) -> Result<()> {
+        Err(Self::refuse("`learn`"))
+    }
+
+    fn worker(&self, _args: WorkerArgs) -> Result<()> {
+        Err(Self::refuse("`worker`"))
+    }
+
+    fn rank_store(&self, _args: RankArgs) -> Result<()> {
+        Err(Self::refuse("`rank --store`"))
     }
 
     fn bench_net(&self, _args: NetBenchArgs) -> Result<()> {

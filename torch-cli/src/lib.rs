@@ -9,7 +9,11 @@ use std::{path::Path, sync::Arc, time::Duration};
 
 use anyhow::Context;
 use fairyzero_cli::{
-    commands::{bench::NetBenchArgs, train::TrainArgs},
+    commands::{
+        bench::NetBenchArgs,
+        matches::RankArgs,
+        train::{LearnArgs, TrainArgs, WorkerArgs},
+    },
     network::{BackendOptions, NetExecutor, NetSpec},
     NetRuntime,
 };
@@ -18,7 +22,12 @@ use fairyzero_model::Backend;
 use fairyzero_model::{service::ServiceConfig, PrecisionSetting};
 use fairyzero_rules::Variant;
 use fairyzero_torch::{serve, serve_checkpoint, Device, ExecutorOptions, Net, TorchExecutor};
-use fairyzero_trainer::{config::RunConfig, run::TrainOptions};
+use fairyzero_trainer::{
+    config::RunConfig,
+    run::{LearnerOptions, Role, TrainOptions},
+    store::ObjectStoreBackend,
+    worker::{run_worker, WorkerOptions},
+};
 
 /// Networks on libtorch, on the default device (the first CUDA device, else the CPU).
 pub struct TorchRuntime;
@@ -79,11 +88,98 @@ impl NetRuntime for TorchRuntime {
                 stop: Some(fairyzero_cli::interrupt::stop_flag()),
                 transfer: args.transfer,
                 continue_from: args.continue_from,
+                role: Role::Whole,
             },
         )
         .context("training")?;
         print!("{}", summary.to_markdown());
         println!("\nrun directory: {} (metrics.jsonl, tensorboard/, ranking.md, summary.md)", summary.run_dir);
+        Ok(())
+    }
+
+    fn learn(&self, args: LearnArgs) -> anyhow::Result<()> {
+        let mut config = RunConfig::load(&args.config, &args.overrides)?;
+        if let Some(store) = args.store {
+            config.store = store;
+        }
+        if let Some(dir) = args.run_dir {
+            config.run_dir = dir;
+        }
+        if config.store.is_empty() {
+            anyhow::bail!(
+                "learn: no store: pass --store URL (file:///shared/dir or s3://bucket/prefix), the store the workers \
+                 publish to, or set `store` in {}",
+                args.config.display()
+            );
+        }
+        if args.print_config {
+            print!("{}", config.to_toml());
+            return Ok(());
+        }
+        let role = Role::Learner(LearnerOptions {
+            lease_ttl: Duration::from_secs(args.lease_secs),
+            poll: Duration::from_secs_f64(args.poll_secs),
+            ..LearnerOptions::default()
+        });
+        let summary = fairyzero_trainer::train(
+            config,
+            &TrainOptions {
+                rebuild_index: args.rebuild_index,
+                stop: Some(fairyzero_cli::interrupt::stop_flag()),
+                transfer: args.transfer,
+                continue_from: args.continue_from,
+                role,
+            },
+        )
+        .context("learning")?;
+        print!("{}", summary.to_markdown());
+        println!("\nrun directory: {} (metrics.jsonl, tensorboard/, ranking.md, summary.md)", summary.run_dir);
+        Ok(())
+    }
+
+    fn worker(&self, args: WorkerArgs) -> anyhow::Result<()> {
+        let options = WorkerOptions {
+            store: args.store,
+            cache: args.cache,
+            games: args.games,
+            poll: Duration::from_secs_f64(args.poll_secs),
+            overrides: args.overrides,
+            stop: Some(fairyzero_cli::interrupt::stop_flag()),
+        };
+        let summary = run_worker(&options).context("self-play worker")?;
+        println!(
+            "worker {}: {} games ({} positions) published to {} in {:.0} s with {}; stopped: {}",
+            summary.worker,
+            summary.games,
+            summary.positions,
+            summary.store,
+            summary.elapsed_secs,
+            summary.checkpoints.join(", "),
+            summary.reason
+        );
+        Ok(())
+    }
+
+    fn rank_store(&self, args: RankArgs) -> anyhow::Result<()> {
+        let url = args.store.clone().context("rank --store: no URL")?;
+        let store = ObjectStoreBackend::open(&url)?;
+        let ranking = fairyzero_trainer::evaluation::rank_store(&store, &args.rating_options())
+            .with_context(|| format!("ranking the matches in {url}"))?;
+        if ranking.games == 0 {
+            tracing::warn!("no stored match results under {url}/matches/");
+        }
+        print!("{}", ranking.to_markdown());
+        if let Some(out) = &args.out {
+            fairyzero_evaluator::ranking::write_outputs(out, &ranking)?;
+            println!();
+            for f in [
+                fairyzero_evaluator::ranking::RANKING_MD,
+                fairyzero_evaluator::ranking::RANKING_JSON,
+                fairyzero_evaluator::ranking::RANKING_PNG,
+            ] {
+                println!("wrote {}", out.join(f).display());
+            }
+        }
         Ok(())
     }
 

@@ -36,6 +36,7 @@ pub const CHECKPOINTS_DIR: &str = "checkpoints/";
 pub const MATCHES_DIR: &str = "matches/";
 pub const GATING_DIR: &str = "gating/";
 pub const CONFIG_DIR: &str = "config/";
+pub const RATINGS_DIR: &str = "ratings/";
 pub const MANIFEST_FILE: &str = "manifest.json";
 pub const MANIFEST_FORMAT: &str = "fairyzero-checkpoint";
 pub const MANIFEST_VERSION: u32 = 1;
@@ -507,14 +508,27 @@ pub fn read_all_games(
     scratch: &Path,
     quarantine_damaged: bool,
 ) -> anyhow::Result<(Vec<GameRecord>, Vec<String>)> {
+    let keys: Vec<String> = store.list(GAMES_DIR)?.into_iter().map(|o| o.key).collect();
+    read_games(store, &keys, scratch, quarantine_damaged)
+}
+
+/// The games of the chunks `keys` (a listing of `games/`, oldest first; other keys are
+/// ignored), as [`read_all_games`] reads them: without duplicates, damaged chunks skipped and
+/// named in the second list, chunks gone since the listing skipped silently.
+pub fn read_games(
+    store: &dyn Store,
+    keys: &[String],
+    scratch: &Path,
+    quarantine_damaged: bool,
+) -> anyhow::Result<(Vec<GameRecord>, Vec<String>)> {
     let mut games = Vec::new();
     let mut skipped = Vec::new();
     let mut seen = HashSet::new();
-    for o in store.list(GAMES_DIR)? {
-        if !is_game_chunk(&o.key) {
+    for key in keys {
+        if !is_game_chunk(key) {
             continue;
         }
-        let chunk = match try_read_game_chunk(store, &o.key, scratch) {
+        let chunk = match try_read_game_chunk(store, key, scratch) {
             Ok(chunk) => chunk,
             // Gone since the listing (compacted by another process): its games are elsewhere.
             Err(e) if matches!(e.downcast_ref::<StoreError>(), Some(StoreError::NotFound { .. })) => continue,
@@ -531,9 +545,9 @@ pub fn read_all_games(
             Err(e) => {
                 tracing::warn!("skipping a damaged game chunk: {e}");
                 if quarantine_damaged {
-                    quarantine(store, &o.key)?;
+                    quarantine(store, key)?;
                 }
-                skipped.push(o.key.clone());
+                skipped.push(key.clone());
             }
         }
     }

@@ -187,6 +187,10 @@ pub struct ReplayConfig {
     /// Weight of the search's root value in the value target (the rest is the game result).
     #[serde(serialize_with = "fairyzero_selfplay::config::f32_shortest")]
     pub search_value_weight: f32,
+    /// Games played by a net more than this many checkpoints older than the newest are left out
+    /// of the window (0: none is). Matters when self-play workers on other machines lag behind
+    /// the learner (`fairyzero worker`, docs/distributed.md).
+    pub max_checkpoint_age: u64,
 }
 
 impl Default for ReplayConfig {
@@ -197,6 +201,7 @@ impl Default for ReplayConfig {
             game_weight_cap: 0,
             mirror: MirrorMode::Auto,
             search_value_weight: 0.0,
+            max_checkpoint_age: 0,
         }
     }
 }

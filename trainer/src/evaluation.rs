@@ -250,23 +250,38 @@ impl CheckpointMatches<'_> {
         Ok((report, status))
     }
 
-    /// Rates every player of every stored match and writes `ranking.md`, `ranking.json` and
-    /// `ranking.png` into the run directory.
+    /// Rates every player of every stored match, writes `ranking.md`, `ranking.json` and
+    /// `ranking.png` into the run directory, and publishes the ranking to the store
+    /// (`ratings/<unix_ms>.json`, for readers without the run directory: workers' operators,
+    /// `fairyzero rank --store`).
     pub fn rank(&self, bootstrap: usize) -> anyhow::Result<Ranking> {
-        let (records, problems) = artifacts::read_all_matches(self.store.as_ref())?;
-        for p in problems.iter().take(3) {
-            tracing::warn!("skipping a stored match result: {p}");
-        }
         let options = RatingOptions {
             ci: fairyzero_evaluator::CiMethod::Bootstrap(bootstrap),
             seed: self.seed,
             ..RatingOptions::default()
         };
-        let mut ranking = build_ranking(&records, step_of_player, &options);
-        ranking.skipped_lines = problems.len();
+        let ranking = rank_store(self.store.as_ref(), &options)?;
         write_outputs(&self.run_dir, &ranking)?;
+        let key = format!("{}{:013}.json", artifacts::RATINGS_DIR, artifacts::unix_ms());
+        match self.store.publish(&key, ranking.to_json().into_bytes()) {
+            // Two rankings in one millisecond: the first stands.
+            Ok(()) | Err(crate::store::StoreError::Exists { .. }) => {}
+            Err(e) => return Err(e.into()),
+        }
         Ok(ranking)
     }
+}
+
+/// Rates every player of every match stored in `store` (checkpoint players placed by their
+/// training step), as the trainer and `fairyzero rank --store` do.
+pub fn rank_store(store: &dyn Store, options: &RatingOptions) -> anyhow::Result<Ranking> {
+    let (records, problems) = artifacts::read_all_matches(store)?;
+    for p in problems.iter().take(3) {
+        tracing::warn!("skipping a stored match result: {p}");
+    }
+    let mut ranking = build_ranking(&records, step_of_player, options);
+    ranking.skipped_lines = problems.len();
+    Ok(ranking)
 }
 
 /// The training step in a checkpoint player's name (`checkpoints/step-00000100@16` -> 100).

@@ -33,19 +33,17 @@ use std::{
     path::{Path, PathBuf},
     sync::{
         atomic::{AtomicBool, AtomicU64, Ordering},
-        mpsc, Arc, Mutex,
+        Arc, Mutex,
     },
     time::{Duration, Instant},
 };
 
 use anyhow::{bail, Context};
 use fairyzero_evaluator::Contestant;
-use fairyzero_model::{service::InferenceService, NetConfig, Precision, StandardEncoding};
+use fairyzero_model::{NetConfig, Precision, StandardEncoding};
 use fairyzero_rules::Variant;
-use fairyzero_selfplay::{
-    run_selfplay_session, runner::SelfPlayError, CurrentNet, Evaluator, GameEnd, GameRecord, RunOptions, Summary,
-};
-use fairyzero_torch::{checkpoint, checkpoint::TransferReport, serve, ExecutorOptions, Net, TorchExecutor};
+use fairyzero_selfplay::{GameEnd, GameRecord, Summary};
+use fairyzero_torch::{checkpoint, checkpoint::TransferReport, ExecutorOptions, Net};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -56,12 +54,15 @@ use crate::{
     artifacts::{self, CheckpointManifest, TrainerState},
     config::{absolute, parse_device, Gating, MirrorMode, Opponent, RunConfig},
     eval_worker::{EvalContext, EvalWorker},
+    feed::StoreFeed,
+    lease::Lease,
     evaluation::{checkpoint_player, previous_evaluated, CheckpointMatches, MatchSummary, StoreLoader},
     index::Index,
     learner::{Learner, StepStats},
     lock::RunLock,
     metrics::Metrics,
     replay::{game_samples, ReplayWindow, SampleOptions},
+    session::{Next, SelfPlaySession, SessionPlan},
     store::{ObjectStoreBackend, Store},
     symmetry::MirrorRules,
 };
@@ -80,7 +81,48 @@ pub struct TrainOptions {
     /// optimizer state, step and trainer state), into a run directory without checkpoints; the
     /// replay window starts empty and self-play refills it.
     pub continue_from: Option<PathBuf>,
+    /// Self-play in this process (`train`), or the learner of workers on other machines.
+    pub role: Role,
 }
+
+/// Which part of a run this process plays.
+#[derive(Clone, Debug, Default)]
+pub enum Role {
+    /// Everything: self-play, training, evaluation (`fairyzero train`).
+    #[default]
+    Whole,
+    /// Training and evaluation on the games that self-play workers publish to the store
+    /// (`fairyzero learn`; the workers: [`crate::worker`]). One learner per store: it holds the
+    /// store's lease ([`Lease`]) and stops if it loses it.
+    Learner(LearnerOptions),
+}
+
+/// How a learner ([`Role::Learner`]) reads the store.
+#[derive(Clone, Debug)]
+pub struct LearnerOptions {
+    /// The lease's time to live: a learner killed without releasing it blocks another for this
+    /// long.
+    pub lease_ttl: Duration,
+    /// How often the store is listed for new games.
+    pub poll: Duration,
+    /// How late (by the workers' clocks) a game may be published after a newer one and still be
+    /// read by the next poll ([`crate::feed`]).
+    pub grace: Duration,
+}
+
+impl Default for LearnerOptions {
+    fn default() -> Self {
+        LearnerOptions { lease_ttl: Duration::from_secs(60), poll: Duration::from_secs(1), grace: crate::feed::DEFAULT_GRACE }
+    }
+}
+
+/// Staged writes older than this, in a store shared with workers, are a killed process's
+/// leftovers, not a write in flight.
+const STAGED_LEFTOVER_AGE: Duration = Duration::from_secs(3600);
+
+/// The marker a learner publishes at the store's root when the run's budget is spent: workers
+/// that see it stop.
+pub const FINISHED_FILE: &str = "finished.json";
 
 /// What a finished run reports.
 #[derive(Clone, Debug, Serialize)]
@@ -334,6 +376,59 @@ struct Loop {
     pending: std::collections::VecDeque<Taken>,
     /// Self-play, training and gating time of this start (evaluations: the worker's).
     time: TimeSplit,
+    /// A learner's hold on the store (checked before each checkpoint is published).
+    lease: Option<Lease>,
+    /// The steps of the run's checkpoints, ascending (a game's age in checkpoints).
+    checkpoint_steps: Vec<u64>,
+    /// Games left out of the window as too old (`replay.max_checkpoint_age`), this start.
+    stale_games: u64,
+}
+
+/// Where an iteration's games come from.
+enum Source<'a> {
+    /// This process's self-play (`train`).
+    Session(&'a mut SelfPlaySession),
+    /// The games that workers publish to the store (`learn`).
+    Feed(&'a mut StoreFeed),
+}
+
+/// What a [`Source`] gave: a game (with its chunk's key when it is in the store already), none
+/// within the wait, or the end of the session.
+enum Incoming {
+    Game(Box<GameRecord>, GameEnd, Option<String>),
+    Idle,
+    Ended,
+}
+
+impl Source<'_> {
+    fn next(&mut self, wait: Duration) -> anyhow::Result<Incoming> {
+        Ok(match self {
+            Source::Session(session) => match session.next(wait) {
+                Next::Game(record, end) => Incoming::Game(record, end, None),
+                Next::Idle => Incoming::Idle,
+                Next::Ended => Incoming::Ended,
+            },
+            Source::Feed(feed) => match feed.next(wait)? {
+                Some((record, key)) => Incoming::Game(record, GameEnd::default(), Some(key)),
+                None => Incoming::Idle,
+            },
+        })
+    }
+
+    /// Stops self-play (a failure, the time budget); workers' games simply stop being read.
+    fn stop(&self) {
+        if let Source::Session(session) = self {
+            session.stop.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// The session's end and its error, if it failed.
+    fn join(&mut self) -> anyhow::Result<()> {
+        match self {
+            Source::Session(session) => session.join(),
+            Source::Feed(_) => Ok(()),
+        }
+    }
 }
 
 /// A game taken from the session: stored and in the window, to be counted to an iteration.
@@ -486,6 +581,11 @@ impl Loop {
     }
 
     fn publish_checkpoint(&mut self, learner: &Learner) -> anyhow::Result<CheckpointManifest> {
+        if let Some(lease) = &self.lease {
+            if let Some(why) = lease.lost() {
+                bail!("this learner lost the store's lease ({why}); stopping without publishing step {}", learner.step());
+            }
+        }
         let manifest = artifacts::publish_checkpoint(
             self.store.as_ref(),
             &learner.net,
@@ -495,6 +595,7 @@ impl Loop {
             &self.scratch,
         )?;
         self.last_checkpoint = manifest.name.clone();
+        self.checkpoint_steps.push(manifest.step);
         Ok(manifest)
     }
 
@@ -527,16 +628,6 @@ impl Loop {
         ExecutorOptions { threads, precision: self.precision() }
     }
 
-    /// The self-play net behind the inference service that every self-play thread shares.
-    fn selfplay_backend(&self, net: Net) -> InferenceService {
-        let sp = &self.config.selfplay;
-        let per_batch = (sp.games_in_parallel / sp.threads.max(1) * sp.leaves_per_game).max(1) as usize;
-        let mut service = sp.batching.service_config();
-        // Never less than one worker's leaves, so that a worker's submission is one forward.
-        service.max_batch = service.max_batch.max(per_batch);
-        serve(net, service, self.executor_options())
-    }
-
     fn loader(&self) -> StoreLoader {
         StoreLoader {
             store: Arc::clone(&self.store),
@@ -549,8 +640,28 @@ impl Loop {
         }
     }
 
-    /// Adds a game's positions to the window; returns how many.
-    fn add_game(&self, record: &GameRecord) -> u64 {
+    /// Replaces the chunks `keys` (an iteration's games; a chunk of several games is named once
+    /// per game) by one; returns its key.
+    fn compact(&self, keys: Vec<String>) -> anyhow::Result<Option<String>> {
+        let mut seen = std::collections::HashSet::new();
+        let keys: Vec<String> = keys.into_iter().filter(|k| seen.insert(k.clone())).collect();
+        artifacts::compact_games(self.store.as_ref(), &keys, &self.worker, &self.scratch)
+    }
+
+    /// Whether a game was played by a net too many checkpoints older than the newest
+    /// (`replay.max_checkpoint_age`; games of a net that is no checkpoint of this run never are).
+    fn is_stale(&self, record: &GameRecord) -> bool {
+        let max_age = self.config.replay.max_checkpoint_age;
+        let Some(step) = artifacts::checkpoint_step(&record.net) else { return false };
+        max_age > 0 && self.checkpoint_steps.iter().filter(|&&s| s > step).count() as u64 > max_age
+    }
+
+    /// Adds a game's positions to the window (none if it is stale); returns how many.
+    fn add_game(&mut self, record: &GameRecord) -> u64 {
+        if self.is_stale(record) {
+            self.stale_games += 1;
+            return 0;
+        }
         match game_samples(record, &self.variant, &self.encoding, &self.mirror_rules, &self.sample_options) {
             Ok(samples) => {
                 let n = samples.len() as u64;
@@ -584,12 +695,17 @@ impl Loop {
         }
     }
 
-    /// A finished game: published to the store, counted in the run's totals, and its positions
-    /// added to the window.
-    fn take_game(&mut self, record: &GameRecord, end: GameEnd) -> anyhow::Result<Taken> {
-        self.game_seq += 1;
-        let key = artifacts::publish_game(self.store.as_ref(), &self.worker, self.game_seq, record, &self.scratch)
-            .context("publishing a game")?;
+    /// A finished game: published to the store (unless it is there already, under `stored`),
+    /// counted in the run's totals, and its positions added to the window.
+    fn take_game(&mut self, record: &GameRecord, end: GameEnd, stored: Option<String>) -> anyhow::Result<Taken> {
+        let key = match stored {
+            Some(key) => key,
+            None => {
+                self.game_seq += 1;
+                artifacts::publish_game(self.store.as_ref(), &self.worker, self.game_seq, record, &self.scratch)
+                    .context("publishing a game")?
+            }
+        };
         self.games += 1;
         let positions = self.add_game(record);
         self.positions += positions;
@@ -602,18 +718,18 @@ impl Loop {
     /// While an iteration's training catches up: takes the games the session finishes (so that
     /// a kill loses none of them) and keeps them for the next iteration. Waits up to `wait` for
     /// one. A failure to store one stops the session.
-    fn take_for_later(&mut self, session: &mut SelfPlaySession, wait: Duration) -> anyhow::Result<()> {
-        match session.games.recv_timeout(wait) {
-            Ok((record, end)) => match self.take_game(&record, end) {
+    fn take_for_later(&mut self, source: &mut Source<'_>, wait: Duration) -> anyhow::Result<()> {
+        match source.next(wait)? {
+            Incoming::Game(record, end, stored) => match self.take_game(&record, end, stored) {
                 Ok(taken) => self.pending.push_back(taken),
                 Err(e) => {
-                    session.stop.store(true, Ordering::Relaxed);
+                    source.stop();
                     return Err(e);
                 }
             },
-            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Incoming::Idle => {}
             // Ended: collect() reports how.
-            Err(mpsc::RecvTimeoutError::Disconnected) => std::thread::sleep(wait),
+            Incoming::Ended => std::thread::sleep(wait),
         }
         Ok(())
     }
@@ -626,12 +742,13 @@ impl Loop {
     /// figures are the caller's), their keys and how many of them straddled a net swap.
     fn collect(
         &mut self,
-        session: &mut SelfPlaySession,
+        source: &mut Source<'_>,
         interrupt: &AtomicBool,
         gate: &TrainGate,
     ) -> anyhow::Result<(Summary, Vec<String>, u64)> {
         let (games_target, positions_target) = (self.config.iteration.games, self.config.iteration.positions);
-        let secs_budget = self.status.budget.secs;
+        let (secs_budget, games_budget) = (self.status.budget.secs, self.status.budget.games);
+        let verb = if matches!(source, Source::Feed(_)) { "games from workers" } else { "self-play" };
         let t0 = Instant::now();
         let mut summary = Summary::default();
         let mut keys = Vec::new();
@@ -642,22 +759,26 @@ impl Loop {
                 None => {
                     if secs_budget > 0.0 && self.status.elapsed() >= secs_budget {
                         // The budget's end: the games in progress are dropped (the runner's stop).
-                        session.stop.store(true, Ordering::Relaxed);
+                        source.stop();
                         break;
                     }
-                    let (record, end) = match session.games.recv_timeout(Duration::from_millis(50)) {
-                        Ok(game) => game,
-                        Err(mpsc::RecvTimeoutError::Timeout) => continue,
-                        Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    // The games budget: a session plays no more; workers may have published more.
+                    if games_budget > 0 && self.games >= games_budget {
+                        break;
+                    }
+                    let (record, end, stored) = match source.next(Duration::from_millis(50))? {
+                        Incoming::Game(record, end, stored) => (record, end, stored),
+                        Incoming::Idle => continue,
+                        Incoming::Ended => {
                             // Its games budget is played (or it failed: the error is returned).
-                            session.join()?;
+                            source.join()?;
                             break;
                         }
                     };
-                    match self.take_game(&record, end) {
+                    match self.take_game(&record, end, stored) {
                         Ok(taken) => taken,
                         Err(e) => {
-                            session.stop.store(true, Ordering::Relaxed);
+                            source.stop();
                             return Err(e);
                         }
                     }
@@ -671,7 +792,7 @@ impl Loop {
             let secs = t0.elapsed().as_secs_f64().max(1e-9);
             self.status.set(
                 true,
-                format!("self-play {:.2} games/s {:.0} pos/s", summary.games as f64 / secs, added as f64 / secs),
+                format!("{verb} {:.2} games/s {:.0} pos/s", summary.games as f64 / secs, added as f64 / secs),
             );
             if summary.games >= games_target || (positions_target > 0 && added >= positions_target) {
                 break;
@@ -681,9 +802,10 @@ impl Loop {
         Ok((summary, keys, swapped))
     }
 
-    /// Reads the stored games back: single-game chunks left by a kill are compacted first, and
-    /// only the newest games that fill the window are replayed into it.
-    fn reload_games(&mut self) -> anyhow::Result<()> {
+    /// Reads the stored games back: single-game chunks left by a kill (or, for a learner, the
+    /// workers' chunks) are compacted first, and only the newest games that fill the window are
+    /// replayed into it. Returns the keys of the chunks read.
+    fn reload_games(&mut self) -> anyhow::Result<Vec<String>> {
         let store = self.store.as_ref();
         let singles: Vec<String> = store
             .list(artifacts::GAMES_DIR)?
@@ -694,7 +816,8 @@ impl Loop {
         if singles.len() >= 2 {
             artifacts::compact_games(store, &singles, &self.worker, &self.scratch)?;
         }
-        let (games, skipped) = artifacts::read_all_games(store, &self.scratch, true)?;
+        let keys: Vec<String> = store.list(artifacts::GAMES_DIR)?.into_iter().map(|o| o.key).collect();
+        let (games, skipped) = artifacts::read_games(store, &keys, &self.scratch, true)?;
         for k in &skipped {
             warn(
                 &self.status.bar,
@@ -712,7 +835,7 @@ impl Loop {
         for g in &games[first..] {
             self.add_game(g);
         }
-        Ok(())
+        Ok(keys)
     }
 
     /// An iteration's metrics record and log line.
@@ -752,6 +875,8 @@ impl Loop {
                     "mirrored_fraction": m.map(|m| m.mirrored as f64 / (steps.len() * batch).max(1) as f64),
                 },
                 "eval_queued": report.eval_queued,
+                "stale_games": self.stale_games,
+                "feed": report.feed,
                 "time": report.time.to_json(),
                 "iteration_secs": report.started.elapsed().as_secs_f64(),
             }),
@@ -857,6 +982,8 @@ struct Run {
     /// The run's self-play, started by the first iteration (dropped before the lock: it joins
     /// its thread).
     selfplay: Option<SelfPlaySession>,
+    /// A learner's games: what the workers publish (instead of `selfplay`).
+    feed: Option<StoreFeed>,
     /// Evaluations on their own thread (dropped before the lock: it joins the thread).
     evals: EvalWorker,
     /// Held until the run ends: one `train` process per run directory.
@@ -877,6 +1004,8 @@ struct IterationReport {
     eval_queued: Option<String>,
     /// This iteration's time split (evaluation: the worker's time within it, and gating).
     time: TimeSplit,
+    /// A learner's reading of the store so far: listings, keys listed, damaged chunks.
+    feed: Option<serde_json::Value>,
 }
 
 impl Run {
@@ -895,13 +1024,30 @@ impl Run {
             .with_context(|| format!("creating the run directory {}", run_dir.display()))?;
         let lock = RunLock::acquire(&run_dir)?;
         let backend = ObjectStoreBackend::open(&config.store_url())?;
+        let learner_options = match &options.role {
+            Role::Whole => None,
+            Role::Learner(o) => Some(o.clone()),
+        };
         // Writes that a kill cut short between staging and renaming (run-directory lock: keep this
-        // after it, since another process's writes in flight look the same).
-        let staged = backend.remove_staged()?;
+        // after it, since another process's writes in flight look the same). A learner's store
+        // is shared with workers, whose writes are in flight: only old leftovers go.
+        let staged = match &learner_options {
+            None => backend.remove_staged()?,
+            Some(_) => backend.remove_staged_older_than(STAGED_LEFTOVER_AGE)?,
+        };
         if !staged.is_empty() {
             tracing::info!("removed {} unfinished write(s) left by an earlier kill", staged.len());
         }
         let store: Arc<dyn Store> = Arc::new(backend);
+        // One learner per store, before anything is written to it.
+        let lease = match &learner_options {
+            None => None,
+            Some(o) => Some(Lease::acquire(Arc::clone(&store), &artifacts::worker_id(), o.lease_ttl)?),
+        };
+        if learner_options.is_some() {
+            // A run whose budget was raised after it finished: its workers may play again.
+            store.delete(FINISHED_FILE)?;
+        }
         check_compatible(store.as_ref(), &config)?;
         let variant_recorded = artifacts::check_variant_record(store.as_ref(), &variant, &config.variant)?;
         let transferred = match &options.transfer {
@@ -1086,9 +1232,15 @@ impl Run {
             game_seq: 0,
             pending: Default::default(),
             time: TimeSplit::default(),
+            checkpoint_steps: manifests.iter().map(|m| m.step).collect(),
+            stale_games: 0,
+            lease,
             config,
         };
-        lp.reload_games()?;
+        let read = lp.reload_games()?;
+        let feed = learner_options.map(|o| {
+            StoreFeed::new(Arc::clone(&lp.store), lp.scratch.clone(), read, o.poll, o.grace)
+        });
 
         if fresh {
             let m = lp.publish_checkpoint(&learner)?;
@@ -1115,8 +1267,20 @@ impl Run {
             metrics: Arc::clone(&lp.metrics),
             status: Arc::clone(&lp.status),
         });
-        let mut run =
-            Run { lp, learner, rng, loader, run_dir, arch, stop, spent: None, selfplay: None, evals, _lock: lock };
+        let mut run = Run {
+            lp,
+            learner,
+            rng,
+            loader,
+            run_dir,
+            arch,
+            stop,
+            spent: None,
+            selfplay: None,
+            feed,
+            evals,
+            _lock: lock,
+        };
         run.log_start(fresh, transferred_from, continued_from, &manifests);
 
         // The untrained net is the first point of the rating curve; it is rated beside the first
@@ -1268,8 +1432,20 @@ impl Run {
             eval_secs: now.eval_secs - time_before.eval_secs,
             wall_secs: started.elapsed().as_secs_f64(),
         };
-        let report =
-            IterationReport { started, selfplay_net, selfplay, swapped_games, steps, train_secs, eval_queued, time };
+        let feed = self.feed.as_ref().map(|f| {
+            json!({ "listings": f.listings, "listed_keys": f.listed_keys, "damaged_chunks": f.damaged.len() })
+        });
+        let report = IterationReport {
+            started,
+            selfplay_net,
+            selfplay,
+            swapped_games,
+            steps,
+            train_secs,
+            eval_queued,
+            time,
+            feed,
+        };
         self.lp.log_iteration(&report);
         if let Err(e) = self.lp.index.sync(self.lp.store.as_ref()) {
             warn(&self.lp.status.bar, format!("index sync failed: {e}"));
@@ -1292,17 +1468,41 @@ impl Run {
         let gate = TrainGate { new_positions: AtomicU64::new(0), selfplay_done: AtomicBool::new(false) };
         let job = self.lp.train_job();
         let concurrent = self.lp.config.iteration.concurrent;
-        let Run { lp, learner, rng, stop, selfplay, .. } = self;
-        let session = match selfplay {
-            Some(session) => {
-                if session.net.get() != lp.selfplay_checkpoint {
-                    session.swap(lp.selfplay_net(learner)?, &lp.selfplay_checkpoint);
+        let Run { lp, learner, rng, stop, selfplay, feed, .. } = self;
+        let mut source = match feed {
+            Some(feed) => Source::Feed(feed),
+            None => Source::Session(match selfplay {
+                Some(session) => {
+                    if session.net.get() != lp.selfplay_checkpoint {
+                        session.swap(lp.selfplay_net(learner)?, &lp.selfplay_checkpoint);
+                    }
+                    session
                 }
-                session
-            }
-            None => selfplay.insert(SelfPlaySession::start(lp, lp.selfplay_net(learner)?, Arc::clone(stop))?),
+                None => {
+                    let budget = lp.status.budget.games;
+                    let plan = SessionPlan {
+                        net: lp.selfplay_checkpoint.clone(),
+                        games: if budget > 0 { budget.saturating_sub(lp.games) } else { u64::MAX },
+                        // Distinct per restart: the game count only grows.
+                        seed: lp.config.seed ^ (lp.games.wrapping_add(1)).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                    };
+                    let net = lp.selfplay_net(learner)?;
+                    let session = SelfPlaySession::start(
+                        &lp.variant,
+                        &lp.config,
+                        net,
+                        plan,
+                        lp.executor_options(),
+                        Arc::clone(stop),
+                    )?;
+                    selfplay.insert(session)
+                }
+            }),
         };
-        let service_before = session.service.stats();
+        let service_before = match &source {
+            Source::Session(session) => Some(session.service.stats()),
+            Source::Feed(_) => None,
+        };
         let interrupt: &AtomicBool = stop;
         // Training runs on its own thread, from the start (`iteration.concurrent`) or once the
         // iteration's games are in; either way this thread stores the games that the session
@@ -1321,15 +1521,15 @@ impl Run {
             };
             let (trainer, mut result) = if concurrent {
                 let trainer = spawn();
-                (trainer, lp.collect(session, interrupt, &gate))
+                (trainer, lp.collect(&mut source, interrupt, &gate))
             } else {
-                let result = lp.collect(session, interrupt, &gate);
+                let result = lp.collect(&mut source, interrupt, &gate);
                 gate.selfplay_done.store(true, Ordering::Release);
                 (spawn(), result)
             };
             gate.selfplay_done.store(true, Ordering::Release);
             while result.is_ok() && !trainer.is_finished() {
-                if let Err(e) = lp.take_for_later(session, Duration::from_millis(20)) {
+                if let Err(e) = lp.take_for_later(&mut source, Duration::from_millis(20)) {
                     result = Err(e);
                 }
             }
@@ -1339,12 +1539,15 @@ impl Run {
         lp.time.train_secs += train_secs;
         let (mut summary, keys, swapped) = collected?;
         summary.elapsed = t0.elapsed();
-        let service = session.service.stats().since(&service_before);
-        summary.backend_busy = service.busy;
-        summary.service = Some(service);
+        if let (Source::Session(session), Some(before)) = (&source, service_before) {
+            let service = session.service.stats().since(&before);
+            summary.backend_busy = service.busy;
+            summary.service = Some(service);
+        }
         lp.time.selfplay_secs += summary.elapsed.as_secs_f64();
-        if keys.len() >= 2 {
-            artifacts::compact_games(lp.store.as_ref(), &keys, &lp.worker, &lp.scratch)?;
+        let compacted = lp.compact(keys)?;
+        if let (Some(key), Source::Feed(feed)) = (compacted, &mut source) {
+            feed.mark_read(key);
         }
         Ok((summary, swapped, steps, train_secs))
     }
@@ -1352,21 +1555,23 @@ impl Run {
     /// Ends the self-play session: the games in progress are dropped, the ones finished and
     /// not yet taken are published (into one chunk), so that every finished game is kept.
     fn stop_selfplay(&mut self) -> anyhow::Result<()> {
-        let Some(mut session) = self.selfplay.take() else { return Ok(()) };
-        session.stop.store(true, Ordering::Relaxed);
         let mut keys: Vec<String> = self.lp.pending.drain(..).map(|t| t.key).collect();
-        // Ends when the session's thread does, within a batch of the stop.
-        while let Ok((record, end)) = session.games.recv() {
-            keys.push(self.lp.take_game(&record, end)?.key);
+        if let Some(mut session) = self.selfplay.take() {
+            session.stop.store(true, Ordering::Relaxed);
+            // Ends when the session's thread does, within a batch of the stop.
+            for (record, end) in session.drain() {
+                keys.push(self.lp.take_game(&record, end, None)?.key);
+            }
+            session.join()?;
         }
-        session.join()?;
-        if keys.len() >= 2 {
-            artifacts::compact_games(self.lp.store.as_ref(), &keys, &self.lp.worker, &self.lp.scratch)?;
+        let n = keys.len();
+        if let (Some(key), Some(feed)) = (self.lp.compact(keys)?, &mut self.feed) {
+            feed.mark_read(key);
         }
-        if !keys.is_empty() {
+        if n > 0 && self.feed.is_none() {
             say(
                 &self.lp.status.bar,
-                format!("{} game(s) finished after the last iteration's were stored for the next start", keys.len()),
+                format!("{n} game(s) finished after the last iteration's were stored for the next start"),
             );
         }
         Ok(())
@@ -1377,6 +1582,15 @@ impl Run {
         let bar = self.lp.status.bar.clone();
         self.stop_selfplay()?;
         if let Some(what) = self.spent {
+            if self.feed.is_some() {
+                // The workers stop; the final evaluation needs none of them.
+                let marker = json!({ "step": self.lp.step, "games": self.lp.games, "budget": what,
+                                     "unix_ms": artifacts::unix_ms() });
+                match self.lp.store.publish(FINISHED_FILE, serde_json::to_vec_pretty(&marker)?) {
+                    Ok(()) | Err(crate::store::StoreError::Exists { .. }) => {}
+                    Err(e) => return Err(e.into()),
+                }
+            }
             say(&bar, format!("the {what} budget is spent"));
         } else {
             say(&bar, "stopped on request".into());
@@ -1488,90 +1702,6 @@ impl Run {
             self.lp.selfplay_checkpoint = name.to_string();
         }
         Ok(())
-    }
-}
-
-/// The run's self-play: one [`run_selfplay_session`] on a thread of its own for the whole
-/// start of the process, its finished games coming to the iterations through a channel.
-struct SelfPlaySession {
-    service: Arc<InferenceService>,
-    /// The id of the net in the service (what new games record).
-    net: CurrentNet,
-    executor: ExecutorOptions,
-    /// The session's own stop (time budget, a failure, the run's end); the run's interrupt flag
-    /// stops it too.
-    stop: Arc<AtomicBool>,
-    games: mpsc::Receiver<(Box<GameRecord>, GameEnd)>,
-    thread: Option<std::thread::JoinHandle<Result<Summary, SelfPlayError>>>,
-}
-
-impl SelfPlaySession {
-    /// Starts playing with `net` (the checkpoint `lp.selfplay_checkpoint`): the games budget's
-    /// remaining games, else until stopped.
-    fn start(lp: &Loop, net: Net, interrupt: Arc<AtomicBool>) -> anyhow::Result<SelfPlaySession> {
-        let service = Arc::new(lp.selfplay_backend(net));
-        let name = CurrentNet::new(lp.selfplay_checkpoint.clone());
-        let budget = lp.status.budget.games;
-        let options = RunOptions {
-            games: if budget > 0 { budget.saturating_sub(lp.games) } else { u64::MAX },
-            // Distinct per restart: the game count only grows.
-            seed: lp.config.seed ^ (lp.games.wrapping_add(1)).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-            net: lp.selfplay_checkpoint.clone(),
-            out_dir: None,
-            progress: false,
-        };
-        let stop = Arc::new(AtomicBool::new(false));
-        let (tx, games) = mpsc::channel();
-        let thread = {
-            let (service, name, stop) = (Arc::clone(&service), name.clone(), Arc::clone(&stop));
-            let (variant, config) = (Arc::clone(&lp.variant), lp.config.selfplay.clone());
-            std::thread::Builder::new()
-                .name("selfplay".into())
-                .spawn(move || {
-                    let evaluator = Evaluator::Service(&service);
-                    run_selfplay_session(
-                        &variant,
-                        &config,
-                        evaluator,
-                        &options,
-                        &name,
-                        &[&stop, &interrupt],
-                        |g, end| {
-                            // The receiver is gone only when the run ended on an error.
-                            let _ = tx.send((Box::new(g.clone()), end));
-                        },
-                    )
-                })
-                .context("starting the self-play thread")?
-        };
-        Ok(SelfPlaySession { service, net: name, executor: lp.executor_options(), stop, games, thread: Some(thread) })
-    }
-
-    /// Puts `net` (the checkpoint `name`) in the service from its next forward on; the games in
-    /// progress go on with it, the games started from now on record `name`.
-    fn swap(&self, net: Net, name: &str) {
-        let executor = TorchExecutor::with_options(net, self.service.max_batch(), self.executor);
-        self.service.swap_executor(Box::new(executor));
-        self.net.set(name);
-    }
-
-    /// Waits for the session's thread (it has ended or been stopped) and returns its error.
-    fn join(&mut self) -> anyhow::Result<()> {
-        let Some(thread) = self.thread.take() else { return Ok(()) };
-        match thread.join() {
-            Ok(result) => result.map(drop).context("self-play"),
-            Err(_) => bail!("the self-play thread panicked"),
-        }
-    }
-}
-
-impl Drop for SelfPlaySession {
-    /// A run that ends on an error stops its self-play rather than leaving it playing.
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
     }
 }
 

@@ -96,10 +96,20 @@ pub struct MatchArgs {
 }
 
 #[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("source").required(true).args(["run", "store"])))]
 pub struct RankArgs {
     /// Run directory (reads DIR/matches/*.jsonl, writes DIR/ranking.{md,json,png})
     #[arg(long, value_name = "DIR")]
-    pub run: PathBuf,
+    pub run: Option<PathBuf>,
+
+    /// A run's store instead (file:///dir or s3://bucket/prefix, as `train`, `learn` and `worker`
+    /// name it): reads its matches/ and prints the ranking the learner computes
+    #[arg(long, value_name = "URL")]
+    pub store: Option<String>,
+
+    /// With --store: write ranking.{md,json,png} into this directory
+    #[arg(long, value_name = "DIR", requires = "store")]
+    pub out: Option<PathBuf>,
 
     /// Bootstrap resamples for the confidence intervals (at most 1,000,000)
     #[arg(long, default_value_t = 1000, value_parser = limits::count::<usize>(1, limits::MAX_RESAMPLES))]
@@ -264,15 +274,22 @@ pub fn run_match_command(args: MatchArgs, net: &dyn NetRuntime) -> Result<()> {
     Ok(())
 }
 
-pub fn run_rank_command(args: RankArgs) -> Result<()> {
-    if !args.run.is_dir() {
-        bail!("--run {}: no such run directory", args.run.display());
+impl RankArgs {
+    /// The rating options the flags ask for.
+    pub fn rating_options(&self) -> RatingOptions {
+        let ci = if self.likelihood { CiMethod::Likelihood } else { CiMethod::Bootstrap(self.bootstrap) };
+        RatingOptions { anchor: self.anchor.clone(), ci, seed: self.seed, ..RatingOptions::default() }
     }
-    let ci = if args.likelihood { CiMethod::Likelihood } else { CiMethod::Bootstrap(args.bootstrap) };
-    let options = RatingOptions { anchor: args.anchor.clone(), ci, seed: args.seed, ..RatingOptions::default() };
-    let ranking = rank_run(&args.run, &options).context("ranking the run")?;
+}
+
+pub fn run_rank_command(args: RankArgs) -> Result<()> {
+    let Some(run) = &args.run else { bail!("rank: --run DIR or --store URL is required") };
+    if !run.is_dir() {
+        bail!("--run {}: no such run directory", run.display());
+    }
+    let ranking = rank_run(run, &args.rating_options()).context("ranking the run")?;
     if ranking.games == 0 {
-        tracing::warn!("no stored games under {}", ResultStore::new(&args.run).dir().display());
+        tracing::warn!("no stored games under {}", ResultStore::new(run).dir().display());
     }
     print!("{}", ranking.to_markdown());
     println!();
@@ -281,7 +298,7 @@ pub fn run_rank_command(args: RankArgs) -> Result<()> {
         fairyzero_evaluator::ranking::RANKING_JSON,
         fairyzero_evaluator::ranking::RANKING_PNG,
     ] {
-        println!("wrote {}", args.run.join(f).display());
+        println!("wrote {}", run.join(f).display());
     }
     Ok(())
 }

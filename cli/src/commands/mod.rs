@@ -71,6 +71,10 @@ pub enum Command {
     PieceValues(designer::PieceValuesArgs),
     /// Train: self-play, optimisation, checkpoints and evaluation until the run's budget is spent (resumable)
     Train(train::TrainArgs),
+    /// The learner of a run split across machines: trains on the games that workers publish to the store, publishes checkpoints and ratings (docs/distributed.md)
+    Learn(train::LearnArgs),
+    /// A self-play worker of a run split across machines: plays with the newest checkpoint in the store and publishes its games there (docs/distributed.md)
+    Worker(train::WorkerArgs),
     /// Export a run's checkpoint as a shippable net folder (weights, header, config, provenance, manifest), e.g. under models/
     ExportModel(model::ExportModelArgs),
     /// Play as a UCI engine on stdin/stdout, with a net or the alpha-beta player behind it (docs/engines.md)
@@ -105,7 +109,6 @@ impl Command {
             | Command::Perft(_)
             | Command::ShowGame(_)
             | Command::Report(_)
-            | Command::Rank(_)
             | Command::Compare(_)
             | Command::ExportModel(_) => LibtorchUse::None,
             Command::Selfplay(args) => needs(args.net.is_some()),
@@ -117,7 +120,9 @@ impl Command {
                 needs(args.method.contains(&designer::Method::Probe) || args.player.as_ref().is_some_and(checkpoint))
             }
             Command::Bench(args) => args.libtorch_use(),
-            Command::Train(_) => LibtorchUse::Needs,
+            Command::Train(_) | Command::Learn(_) | Command::Worker(_) => LibtorchUse::Needs,
+            // A store other than a run directory is read through the trainer's store layer.
+            Command::Rank(args) => needs(args.store.is_some()),
             Command::Uci(args) => needs(args.engine.net.is_some()),
             Command::Xboard(args) => needs(args.engine.net.is_some()),
             Command::Play(args) => needs(args.needs_libtorch()),
@@ -136,10 +141,13 @@ impl Command {
             Command::Report(args) => report::run(args),
             Command::Match(args) => matches::run_match_command(args, net),
             Command::Ladder(args) => ladder::run(args, net),
+            Command::Rank(args) if args.store.is_some() => net.rank_store(args),
             Command::Rank(args) => matches::run_rank_command(args),
             Command::Compare(args) => compare::run(args),
             Command::Bench(args) => bench::run(args, net),
             Command::Train(args) => net.train(args),
+            Command::Learn(args) => net.learn(args),
+            Command::Worker(args) => net.worker(args),
             Command::Balance(args) => designer::balance(args, net),
             Command::PieceValues(args) => designer::piece_values(args, net),
             Command::ExportModel(args) => model::run(args),
