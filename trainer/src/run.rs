@@ -804,8 +804,8 @@ impl Loop {
 
     /// Reads the stored games back: single-game chunks left by a kill (or, for a learner, the
     /// workers' chunks) are compacted first, and only the newest games that fill the window are
-    /// replayed into it. Returns the keys of the chunks read.
-    fn reload_games(&mut self) -> anyhow::Result<Vec<String>> {
+    /// replayed into it. Returns the keys of the chunks read and their games.
+    fn reload_games(&mut self) -> anyhow::Result<(Vec<String>, Vec<GameRecord>)> {
         let store = self.store.as_ref();
         let singles: Vec<String> = store
             .list(artifacts::GAMES_DIR)?
@@ -835,7 +835,7 @@ impl Loop {
         for g in &games[first..] {
             self.add_game(g);
         }
-        Ok(keys)
+        Ok((keys, games))
     }
 
     /// An iteration's metrics record and log line.
@@ -1237,10 +1237,10 @@ impl Run {
             lease,
             config,
         };
-        let read = lp.reload_games()?;
-        let feed = learner_options.map(|o| {
-            StoreFeed::new(Arc::clone(&lp.store), lp.scratch.clone(), read, o.poll, o.grace)
-        });
+        let (read, games) = lp.reload_games()?;
+        let feed = learner_options
+            .map(|o| StoreFeed::new(Arc::clone(&lp.store), lp.scratch.clone(), read, &games, o.poll, o.grace));
+        drop(games);
 
         if fresh {
             let m = lp.publish_checkpoint(&learner)?;
@@ -1433,7 +1433,8 @@ impl Run {
             wall_secs: started.elapsed().as_secs_f64(),
         };
         let feed = self.feed.as_ref().map(|f| {
-            json!({ "listings": f.listings, "listed_keys": f.listed_keys, "damaged_chunks": f.damaged.len() })
+            json!({ "listings": f.listings, "listed_keys": f.listed_keys, "damaged_chunks": f.damaged.len(),
+                    "duplicates": f.duplicates, "games_per_worker": f.per_worker })
         });
         let report = IterationReport {
             started,
