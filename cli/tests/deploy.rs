@@ -126,8 +126,8 @@ fn k8s_overlays_render_and_validate() {
     assert_eq!(base.matches("image: fairyzero:cpu").count(), 2, "{base}");
     assert_eq!(cuda.matches("nvidia.com/gpu: \"1\"").count(), 2, "{cuda}");
     assert_eq!(cuda.matches("image: fairyzero:cu128").count(), 2, "{cuda}");
-    // The worker's `--device cuda` goes after its other arguments.
-    assert!(cuda.contains("- --device\n        - cuda\n"), "{cuda}");
+    // The worker's `-o device=cuda` goes after its other arguments.
+    assert!(cuda.contains("- selfplay.threads=$(WORKER_THREADS)\n        - -o\n        - device=cuda\n"), "{cuda}");
 }
 
 /// The ConfigMap's run.toml is configs/runs/default.toml verbatim, so that the two cannot drift.
@@ -344,7 +344,7 @@ fn slurm_script_dispatches_the_roles() {
     assert_eq!(run("1", &[]), "[worker][--store][s3://bucket/run][--cache][/scratch/fairyzero-worker-77-1]");
     assert_eq!(
         run("12", &[("SLURM_CPUS_PER_TASK", "8"), ("FAIRYZERO_DEVICE", "cuda:0"), ("FAIRYZERO_WORKER_ARGS", "--poll-secs 2")]),
-        "[worker][--store][s3://bucket/run][--cache][/scratch/fairyzero-worker-77-12][--poll-secs][2][--device][cuda:0][--threads][8]"
+        "[worker][--store][s3://bucket/run][--cache][/scratch/fairyzero-worker-77-12][--poll-secs][2][-o][device=cuda:0][-o][selfplay.threads=8]"
     );
 
     let fails = |task: Option<&str>, env: &[(&str, &str)], wanted: &str| {
@@ -369,7 +369,6 @@ fn slurm_script_dispatches_the_roles() {
 /// machine over a file:// store with the tiny config: the worker's games reach the learner,
 /// which spends its budget and publishes finished.json, and the worker then exits 0.
 #[test]
-#[ignore = "needs learn/worker (lead)"]
 fn slurm_script_runs_learner_and_worker_locally() {
     let dir = tempfile::tempdir().unwrap();
     let store_dir = dir.path().join("store");
