@@ -54,11 +54,11 @@ use crate::{
     artifacts::{self, CheckpointManifest, TrainerState},
     config::{absolute, parse_device, Gating, MirrorMode, Opponent, RunConfig},
     eval_worker::{EvalContext, EvalWorker},
-    feed::StoreFeed,
-    lease::Lease,
     evaluation::{checkpoint_player, previous_evaluated, CheckpointMatches, MatchSummary, StoreLoader},
+    feed::StoreFeed,
     index::Index,
     learner::{Learner, StepStats},
+    lease::Lease,
     lock::RunLock,
     metrics::Metrics,
     replay::{game_samples, ReplayWindow, SampleOptions},
@@ -112,7 +112,11 @@ pub struct LearnerOptions {
 
 impl Default for LearnerOptions {
     fn default() -> Self {
-        LearnerOptions { lease_ttl: Duration::from_secs(60), poll: Duration::from_secs(1), grace: crate::feed::DEFAULT_GRACE }
+        LearnerOptions {
+            lease_ttl: Duration::from_secs(60),
+            poll: Duration::from_secs(1),
+            grace: crate::feed::DEFAULT_GRACE,
+        }
     }
 }
 
@@ -583,7 +587,10 @@ impl Loop {
     fn publish_checkpoint(&mut self, learner: &Learner) -> anyhow::Result<CheckpointManifest> {
         if let Some(lease) = &self.lease {
             if let Some(why) = lease.lost() {
-                bail!("this learner lost the store's lease ({why}); stopping without publishing step {}", learner.step());
+                bail!(
+                    "this learner lost the store's lease ({why}); stopping without publishing step {}",
+                    learner.step()
+                );
             }
         }
         let manifest = artifacts::publish_checkpoint(
@@ -794,7 +801,10 @@ impl Loop {
                 true,
                 format!("{verb} {:.2} games/s {:.0} pos/s", summary.games as f64 / secs, added as f64 / secs),
             );
-            if summary.games >= games_target || (positions_target > 0 && added >= positions_target) {
+            // A learner counts every game it has taken to this iteration: workers may publish
+            // far faster than it trains, and games held back would pile up without bound.
+            let drain = matches!(source, Source::Feed(_)) && !self.pending.is_empty();
+            if !drain && (summary.games >= games_target || (positions_target > 0 && added >= positions_target)) {
                 break;
             }
         }

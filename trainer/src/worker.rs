@@ -189,9 +189,12 @@ impl CheckpointFetcher {
             if !o.key.ends_with(&format!("/{MANIFEST_FILE}")) {
                 continue;
             }
-            match self.store.get(&o.key).map_err(anyhow::Error::new).and_then(|b| {
-                serde_json::from_slice::<CheckpointManifest>(&b).map_err(anyhow::Error::new)
-            }) {
+            match self
+                .store
+                .get(&o.key)
+                .map_err(anyhow::Error::new)
+                .and_then(|b| serde_json::from_slice::<CheckpointManifest>(&b).map_err(anyhow::Error::new))
+            {
                 Ok(m) => out.push(m),
                 Err(e) => tracing::warn!("skipping the checkpoint manifest {}: {e}", o.key),
             }
@@ -250,8 +253,13 @@ pub fn run_worker(options: &WorkerOptions) -> anyhow::Result<WorkerSummary> {
     let cache = options.cache.clone().unwrap_or_else(default_cache).join(format!("{:016x}", stable_hash(&store.url())));
     let scratch = cache.join("scratch");
     std::fs::create_dir_all(&scratch).with_context(|| format!("creating the worker cache {}", cache.display()))?;
-    let mut fetcher =
-        CheckpointFetcher { store: Arc::clone(&store), cache: cache.clone(), variant: Arc::clone(&run.variant), device, refused: HashSet::new() };
+    let mut fetcher = CheckpointFetcher {
+        store: Arc::clone(&store),
+        cache: cache.clone(),
+        variant: Arc::clone(&run.variant),
+        device,
+        refused: HashSet::new(),
+    };
     // The newest checkpoint that passes its check.
     let mut candidates = artifacts::list_checkpoints(store.as_ref())?;
     candidates.retain(|m| m.step <= first.step);

@@ -1,0 +1,238 @@
+//! A run split across processes (docs/distributed.md): one `fairyzero learn` and three
+//! `fairyzero worker`s sharing a store, on the tiny configuration, once on an S3-compatible
+//! server (moto, on 127.0.0.1) and once on a shared directory (`file://`). Mid-run, one worker
+//! and the learner are killed with SIGKILL and started again; the run must complete its budget
+//! with every worker's games read once, new checkpoints picked up by the workers, a second
+//! learner refused while the first holds the lease, and `rank --store` agreeing with the
+//! learner's own ranking.
+
+mod common;
+
+#[path = "../../trainer/tests/support/moto.rs"]
+mod moto;
+
+use std::{
+    path::{Path, PathBuf},
+    process::{Child, Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use common::command;
+use serde_json::Value;
+
+/// The learner's budget: a few iterations of at most 40 steps, so that checkpoints keep coming.
+const STEPS: u64 = 120;
+const LEASE_SECS: u64 = 3;
+
+struct Split {
+    store: String,
+    env: Vec<(String, String)>,
+    dir: PathBuf,
+}
+
+impl Split {
+    fn spawn(&self, args: &[&str], log: &str) -> Child {
+        let mut c: Command = command(args);
+        for (k, v) in &self.env {
+            c.env(k, v);
+        }
+        let out = std::fs::File::create(self.dir.join(format!("{log}.out"))).unwrap();
+        let err = std::fs::File::create(self.dir.join(format!("{log}.err"))).unwrap();
+        c.stdout(Stdio::from(out)).stderr(Stdio::from(err)).spawn().expect("cannot start fairyzero")
+    }
+
+    fn learner(&self, log: &str) -> Child {
+        let run_dir = self.dir.join("learner");
+        self.spawn(
+            &[
+                "learn",
+                "--config",
+                "../configs/runs/tiny.toml",
+                "--store",
+                &self.store,
+                "--run-dir",
+                run_dir.to_str().unwrap(),
+                "--lease-secs",
+                &LEASE_SECS.to_string(),
+                "--poll-secs",
+                "0.5",
+                "-o",
+                "budget.games=0",
+                "-o",
+                &format!("budget.steps={STEPS}"),
+                "-o",
+                "iteration.max_steps=40",
+                "-o",
+                "eval.games=2",
+                "-o",
+                "eval.opponents=[\"random\", \"previous\"]",
+            ],
+            log,
+        )
+    }
+
+    fn worker(&self, log: &str) -> Child {
+        let cache = self.dir.join(format!("cache-{log}"));
+        self.spawn(
+            &[
+                "worker",
+                "--store",
+                &self.store,
+                "--cache",
+                cache.to_str().unwrap(),
+                "--poll-secs",
+                "0.5",
+                "-o",
+                "selfplay.threads=1",
+                "-o",
+                "selfplay.games_in_parallel=4",
+            ],
+            log,
+        )
+    }
+
+    fn log(&self, name: &str) -> String {
+        std::fs::read_to_string(self.dir.join(name)).unwrap_or_default()
+    }
+
+    /// The learner's metrics lines of one kind.
+    fn metrics(&self, kind: &str) -> Vec<Value> {
+        self.log("learner/metrics.jsonl")
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|v| v["kind"] == kind)
+            .collect()
+    }
+}
+
+fn wait(child: &mut Child, limit: Duration, what: &str) -> std::process::ExitStatus {
+    let t0 = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if t0.elapsed() > limit {
+            let _ = child.kill();
+            panic!("{what} did not end within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The worker id a worker's log announces (`worker <id>: playing …`).
+fn worker_id(log: &str) -> Option<String> {
+    log.lines()
+        .find_map(|l| l.split("worker ").nth(1)?.split(": playing").next().filter(|_| l.contains(": playing")))
+        .map(str::to_string)
+}
+
+fn split_run(store: String, env: Vec<(String, String)>, dir: &Path) {
+    let split = Split { store, env, dir: dir.to_path_buf() };
+    let t0 = Instant::now();
+    let mut learner = split.learner("learner1");
+    let mut workers: Vec<Child> = (1..=3).map(|i| split.worker(&format!("worker{i}"))).collect();
+
+    // Kill the learner and worker 1 once the learner has trained twice (two checkpoints after
+    // step 0 for the workers to have picked up).
+    while split.metrics("iteration").iter().filter(|v| v["train"]["steps"].as_u64() > Some(0)).count() < 2 {
+        assert!(learner.try_wait().unwrap().is_none(), "the learner ended early:\n{}", split.log("learner1.err"));
+        assert!(
+            t0.elapsed() < Duration::from_secs(90),
+            "no second iteration after 90 s:\n{}",
+            split.log("learner1.err")
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let before_kill = split.metrics("iteration").last().cloned().unwrap();
+    learner.kill().unwrap();
+    learner.wait().unwrap();
+    workers[0].kill().unwrap();
+    workers[0].wait().unwrap();
+    workers.push(split.worker("worker4"));
+
+    // The killed learner's lease is still live: a new learner is refused, naming the holder.
+    let mut refused = split.learner("learner-refused");
+    let status = wait(&mut refused, Duration::from_secs(60), "the refused learner");
+    let err = split.log("learner-refused.err");
+    assert!(!status.success() && err.contains("another learner holds this store"), "{err}");
+    // After the lease's time to live, a learner takes the store over and finishes the run.
+    std::thread::sleep(Duration::from_secs(LEASE_SECS + 1));
+    let mut learner = split.learner("learner2");
+    let status = wait(&mut learner, Duration::from_secs(150), "the restarted learner");
+    let learner_err = split.log("learner2.err");
+    assert!(status.success(), "the restarted learner failed:\n{learner_err}");
+    for (i, w) in workers.iter_mut().enumerate().skip(1) {
+        let status = wait(w, Duration::from_secs(30), "a worker after the learner finished");
+        let log = format!("worker{}", i + 1);
+        assert!(status.success(), "{log} failed:\n{}", split.log(&format!("{log}.err")));
+        assert!(split.log(&format!("{log}.out")).contains("stopped: finished"), "{}", split.log(&format!("{log}.out")));
+    }
+
+    // The budget is complete.
+    let summary: Value = serde_json::from_str(&split.log("learner/summary.json")).unwrap();
+    assert!(summary["steps"].as_u64().unwrap() >= STEPS, "{summary}");
+    // Nothing read twice; nothing published lost across the kill: the restarted learner's
+    // count starts from everything stored (at least what the killed one had read) and grows.
+    let iterations = split.metrics("iteration");
+    for it in &iterations {
+        assert_eq!(it["feed"]["duplicates"].as_u64().unwrap_or(0), 0, "{it}");
+    }
+    let starts = split.metrics("start");
+    let restart = starts.last().unwrap();
+    assert!(restart["resumed_from"].is_string(), "{restart}");
+    assert!(restart["games"].as_u64() >= before_kill["games"].as_u64(), "{restart} after {before_kill}");
+    assert!(summary["games"].as_u64() >= restart["games"].as_u64(), "{summary}");
+    // Every worker's games reached the learner (worker 1's before its kill).
+    let mut fed: Vec<String> = iterations
+        .iter()
+        .filter_map(|it| it["feed"]["games_per_worker"].as_object())
+        .flat_map(|m| m.keys().cloned())
+        .collect();
+    fed.sort();
+    fed.dedup();
+    for i in 1..=4 {
+        let id = worker_id(&split.log(&format!("worker{i}.err")))
+            .unwrap_or_else(|| panic!("worker{i} never played:\n{}", split.log(&format!("worker{i}.err"))));
+        assert!(fed.contains(&id), "no game of worker{i} ({id}) reached the learner: {fed:?}");
+    }
+    // The workers picked up new checkpoints.
+    let swaps: usize =
+        (2..=4).map(|i| split.log(&format!("worker{i}.err")).matches(": now playing with step-").count()).sum();
+    assert!(swaps >= 2, "the workers did not pick up new checkpoints");
+
+    // `rank` over the store ranks as the learner did.
+    let out = split.dir.join("rank");
+    let mut rank = command(&["rank", "--store", &split.store, "--out", out.to_str().unwrap(), "--seed", "1"]);
+    for (k, v) in &split.env {
+        rank.env(k, v);
+    }
+    let ranked = rank.output().unwrap();
+    assert!(ranked.status.success(), "{}", String::from_utf8_lossy(&ranked.stderr));
+    let order = |path: &Path| -> Vec<(String, i64)> {
+        let r: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        r["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| (e["player"].as_str().unwrap().to_string(), e["elo"].as_f64().unwrap().round() as i64))
+            .collect()
+    };
+    let learner_order = order(&split.dir.join("learner/ranking.json"));
+    assert!(learner_order.len() >= 3, "{learner_order:?}");
+    assert_eq!(order(&out.join("ranking.json")), learner_order);
+    assert!(t0.elapsed() < Duration::from_secs(180), "the split run took {:?}", t0.elapsed());
+}
+
+#[test]
+fn a_split_run_on_s3_survives_kills_of_a_worker_and_the_learner() {
+    let Some(server) = moto::MotoServer::start() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    split_run(server.url("run"), server.env(), dir.path());
+}
+
+#[test]
+fn a_split_run_on_a_shared_directory_survives_kills_of_a_worker_and_the_learner() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = format!("file://{}", dir.path().join("shared-store").display());
+    split_run(store, Vec::new(), dir.path());
+}
