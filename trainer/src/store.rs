@@ -21,6 +21,10 @@
 //! matches/<label>.jsonl                       evaluator game records, one per line
 //! gating/step-<step>.json                     a gating decision (SPRT gating only)
 //! config/<unix_ms>.toml                       the resolved configuration of each start
+//! ratings/<unix_ms>.json                      the ranking after each evaluation
+//! variant.toml                                the run's resolved rules, with their hash
+//! lease/<epoch>/<beat>.json                   the learner's lease (`fairyzero learn`, lease.rs)
+//! finished.json                               a learner's budget is spent: its workers stop
 //! lease/<epoch>/<beat>.json                   the learner's lease (see the `lease` module)
 //! ```
 //!
