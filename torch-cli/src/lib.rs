@@ -77,28 +77,11 @@ impl NetRuntime for TorchRuntime {
 
     fn train(&self, args: TrainArgs) -> anyhow::Result<()> {
         let config = RunConfig::load(&args.config, &args.overrides)?;
-        if args.print_config {
-            print!("{}", config.to_toml());
-            return Ok(());
-        }
-        let summary = fairyzero_trainer::train(
-            config,
-            &TrainOptions {
-                rebuild_index: args.rebuild_index,
-                stop: Some(fairyzero_cli::interrupt::stop_flag()),
-                transfer: args.transfer,
-                continue_from: args.continue_from,
-                role: Role::Whole,
-            },
-        )
-        .context("training")?;
-        print!("{}", summary.to_markdown());
-        println!("\nrun directory: {} (metrics.jsonl, tensorboard/, ranking.md, summary.md)", summary.run_dir);
-        Ok(())
+        run_training(args, config, Role::Whole)
     }
 
     fn learn(&self, args: LearnArgs) -> anyhow::Result<()> {
-        let mut config = RunConfig::load(&args.config, &args.overrides)?;
+        let mut config = RunConfig::load(&args.run.config, &args.run.overrides)?;
         if let Some(store) = args.store {
             config.store = store;
         }
@@ -109,32 +92,15 @@ impl NetRuntime for TorchRuntime {
             anyhow::bail!(
                 "learn: no store: pass --store URL (file:///shared/dir or s3://bucket/prefix), the store the workers \
                  publish to, or set `store` in {}",
-                args.config.display()
+                args.run.config.display()
             );
-        }
-        if args.print_config {
-            print!("{}", config.to_toml());
-            return Ok(());
         }
         let role = Role::Learner(LearnerOptions {
             lease_ttl: Duration::from_secs(args.lease_secs),
             poll: Duration::from_secs_f64(args.poll_secs),
             ..LearnerOptions::default()
         });
-        let summary = fairyzero_trainer::train(
-            config,
-            &TrainOptions {
-                rebuild_index: args.rebuild_index,
-                stop: Some(fairyzero_cli::interrupt::stop_flag()),
-                transfer: args.transfer,
-                continue_from: args.continue_from,
-                role,
-            },
-        )
-        .context("learning")?;
-        print!("{}", summary.to_markdown());
-        println!("\nrun directory: {} (metrics.jsonl, tensorboard/, ranking.md, summary.md)", summary.run_dir);
-        Ok(())
+        run_training(args.run, config, role)
     }
 
     fn worker(&self, args: WorkerArgs) -> anyhow::Result<()> {
@@ -168,24 +134,39 @@ impl NetRuntime for TorchRuntime {
         if ranking.games == 0 {
             tracing::warn!("no stored match results under {url}/matches/");
         }
-        print!("{}", ranking.to_markdown());
         if let Some(out) = &args.out {
             fairyzero_evaluator::ranking::write_outputs(out, &ranking)?;
-            println!();
-            for f in [
-                fairyzero_evaluator::ranking::RANKING_MD,
-                fairyzero_evaluator::ranking::RANKING_JSON,
-                fairyzero_evaluator::ranking::RANKING_PNG,
-            ] {
-                println!("wrote {}", out.join(f).display());
-            }
         }
+        fairyzero_cli::commands::matches::print_ranking(&ranking, args.out.as_deref());
         Ok(())
     }
 
     fn bench_net(&self, args: NetBenchArgs) -> anyhow::Result<()> {
         bench::bench_net(args)
     }
+}
+
+/// `train` and `learn`: the run to the end of its budget, and its summary.
+fn run_training(args: TrainArgs, config: RunConfig, role: Role) -> anyhow::Result<()> {
+    if args.print_config {
+        print!("{}", config.to_toml());
+        return Ok(());
+    }
+    let what = if matches!(role, Role::Whole) { "training" } else { "learning" };
+    let summary = fairyzero_trainer::train(
+        config,
+        &TrainOptions {
+            rebuild_index: args.rebuild_index,
+            stop: Some(fairyzero_cli::interrupt::stop_flag()),
+            transfer: args.transfer,
+            continue_from: args.continue_from,
+            role,
+        },
+    )
+    .context(what)?;
+    print!("{}", summary.to_markdown());
+    println!("\nrun directory: {} (metrics.jsonl, tensorboard/, ranking.md, summary.md)", summary.run_dir);
+    Ok(())
 }
 
 /// The net `spec` names on `device`, and its id for game records.

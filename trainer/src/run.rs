@@ -658,9 +658,7 @@ impl Loop {
     /// Whether a game was played by a net too many checkpoints older than the newest
     /// (`replay.max_checkpoint_age`; games of a net that is no checkpoint of this run never are).
     fn is_stale(&self, record: &GameRecord) -> bool {
-        let max_age = self.config.replay.max_checkpoint_age;
-        let Some(step) = artifacts::checkpoint_step(&record.net) else { return false };
-        max_age > 0 && self.checkpoint_steps.iter().filter(|&&s| s > step).count() as u64 > max_age
+        is_stale(&record.net, &self.checkpoint_steps, self.config.replay.max_checkpoint_age)
     }
 
     /// Adds a game's positions to the window (none if it is stale); returns how many.
@@ -1838,6 +1836,13 @@ fn promoted_checkpoint(store: &dyn Store, manifests: &[CheckpointManifest]) -> a
     Ok(artifacts::checkpoint_name(0))
 }
 
+/// Whether the net `net` (a checkpoint name) is more than `max_age` checkpoints older than the
+/// newest of `checkpoint_steps` (never with `max_age` 0, nor for a net that is no checkpoint).
+fn is_stale(net: &str, checkpoint_steps: &[u64], max_age: u64) -> bool {
+    let Some(step) = artifacts::checkpoint_step(net) else { return false };
+    max_age > 0 && checkpoint_steps.iter().filter(|&&s| s > step).count() as u64 > max_age
+}
+
 /// Where the run directory of a configuration is.
 pub fn run_dir_of(config: &RunConfig) -> PathBuf {
     absolute(&config.run_dir)
@@ -1846,6 +1851,16 @@ pub fn run_dir_of(config: &RunConfig) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn games_older_than_max_checkpoint_age_are_stale() {
+        let steps = [0, 40, 80, 120];
+        assert!(!is_stale("step-00000080", &steps, 1), "one checkpoint behind");
+        assert!(is_stale("step-00000040", &steps, 1), "two behind");
+        assert!(!is_stale("step-00000040", &steps, 2));
+        assert!(!is_stale("step-00000000", &steps, 0), "0 keeps every game");
+        assert!(!is_stale("random-2x16", &steps, 1), "not a checkpoint of the run");
+    }
 
     /// A start clears what a killed start left staged in `.scratch`, and nothing else.
     #[test]

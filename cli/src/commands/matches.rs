@@ -291,16 +291,22 @@ pub fn run_rank_command(args: RankArgs) -> Result<()> {
     if ranking.games == 0 {
         tracing::warn!("no stored games under {}", ResultStore::new(run).dir().display());
     }
+    print_ranking(&ranking, Some(run));
+    Ok(())
+}
+
+/// Prints a ranking's table and, when they were written into `dir`, the files' paths.
+pub fn print_ranking(ranking: &fairyzero_evaluator::ranking::Ranking, dir: Option<&Path>) {
     print!("{}", ranking.to_markdown());
+    let Some(dir) = dir else { return };
     println!();
     for f in [
         fairyzero_evaluator::ranking::RANKING_MD,
         fairyzero_evaluator::ranking::RANKING_JSON,
         fairyzero_evaluator::ranking::RANKING_PNG,
     ] {
-        println!("wrote {}", run.join(f).display());
+        println!("wrote {}", dir.join(f).display());
     }
-    Ok(())
 }
 
 #[cfg(test)]

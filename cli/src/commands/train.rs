@@ -36,12 +36,12 @@ pub struct TrainArgs {
     pub print_config: bool,
 }
 
-/// `fairyzero learn`: the learner of a run split across machines (docs/distributed.md).
+/// `fairyzero learn`: the learner of a run split across machines (docs/distributed.md): `train`'s
+/// arguments and where the workers' store is.
 #[derive(Debug, clap::Args)]
 pub struct LearnArgs {
-    /// Run configuration (TOML), as for `train`; workers read it from the store
-    #[arg(long)]
-    pub config: PathBuf,
+    #[command(flatten)]
+    pub run: TrainArgs,
 
     /// The run's store, shared with the workers: file:///shared/dir or s3://bucket/prefix
     /// (credentials and endpoint from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION,
@@ -54,10 +54,6 @@ pub struct LearnArgs {
     #[arg(long, value_name = "DIR")]
     pub run_dir: Option<PathBuf>,
 
-    /// Override a configuration key, e.g. `-o budget.games=10000` (dotted key, TOML value; repeatable)
-    #[arg(short = 'o', long = "set", value_name = "KEY=VALUE")]
-    pub overrides: Vec<String>,
-
     /// Seconds the store's learner lease lives without renewal: a learner killed without
     /// releasing it keeps another from starting for this long (at most 86,400)
     #[arg(long, default_value_t = 60, value_parser = crate::limits::count::<u64>(2, 86_400))]
@@ -66,22 +62,6 @@ pub struct LearnArgs {
     /// How often the store is listed for the workers' new games, in seconds (at most 1,000,000)
     #[arg(long, default_value_t = 1.0, value_parser = crate::limits::seconds)]
     pub poll_secs: f64,
-
-    /// Rebuild the learner's SQLite index from the store before starting
-    #[arg(long)]
-    pub rebuild_index: bool,
-
-    /// Warm-start a new run from this checkpoint directory (as `train --transfer`)
-    #[arg(long, value_name = "CHECKPOINT")]
-    pub transfer: Option<PathBuf>,
-
-    /// Continue a run from one of its checkpoint folders (as `train --continue-from`)
-    #[arg(long, value_name = "CHECKPOINT", conflicts_with = "transfer")]
-    pub continue_from: Option<PathBuf>,
-
-    /// Print the resolved configuration and exit
-    #[arg(long)]
-    pub print_config: bool,
 }
 
 /// `fairyzero worker`: a self-play worker of a run split across machines (docs/distributed.md).
