@@ -236,3 +236,60 @@ fn a_split_run_on_a_shared_directory_survives_kills_of_a_worker_and_the_learner(
     let store = format!("file://{}", dir.path().join("shared-store").display());
     split_run(store, Vec::new(), dir.path());
 }
+
+/// A worker checks every checkpoint's files against its manifest before playing with it: a
+/// damaged newest checkpoint (same size, one byte changed) is refused, and the worker plays with
+/// the newest one that checks out.
+#[test]
+fn a_worker_refuses_a_checkpoint_that_fails_its_checksum() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    let trained = common::fairyzero(&[
+        "train",
+        "--config",
+        "../configs/runs/tiny.toml",
+        "-o",
+        &format!("run_dir=\"{}\"", run.display()),
+        "-o",
+        "budget.games=16",
+        "-o",
+        "eval.every=0",
+        "-o",
+        "eval.final.games=0",
+    ]);
+    assert!(trained.status.success(), "{}", common::stderr(&trained));
+    let mut checkpoints: Vec<String> = std::fs::read_dir(run.join("checkpoints"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    checkpoints.sort();
+    assert_eq!(checkpoints.len(), 2, "{checkpoints:?}");
+    let weights = run.join("checkpoints").join(&checkpoints[1]).join("weights.safetensors");
+    let mut bytes = std::fs::read(&weights).unwrap();
+    let middle = bytes.len() - 16;
+    bytes[middle] ^= 0x40;
+    std::fs::write(&weights, bytes).unwrap();
+
+    let store = format!("file://{}", run.display());
+    let cache = dir.path().join("cache");
+    let out = common::fairyzero(&[
+        "worker",
+        "--store",
+        &store,
+        "--cache",
+        cache.to_str().unwrap(),
+        "--games",
+        "2",
+        "-o",
+        "selfplay.threads=1",
+        "-o",
+        "selfplay.games_in_parallel=2",
+    ]);
+    let (stdout, stderr) = (common::stdout(&out), common::stderr(&out));
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!("checkpoint {} is damaged", checkpoints[1])) && stderr.contains("SHA-256"),
+        "{stderr}"
+    );
+    assert!(stdout.contains("2 games") && stdout.contains(&format!("with {};", checkpoints[0])), "{stdout}");
+}
