@@ -18,8 +18,9 @@
 //!   resumed run does not play an evaluation twice.
 
 use std::{
-    collections::HashSet,
+    collections::{HashMap, HashSet},
     path::{Path, PathBuf},
+    sync::{Mutex, OnceLock},
     time::{SystemTime, UNIX_EPOCH},
 };
 
@@ -29,7 +30,7 @@ use fairyzero_selfplay::record::{from_json_line, read_chunk, write_chunk, GameRe
 use fairyzero_torch::{checkpoint, optim::AdamW, Net};
 use serde::{Deserialize, Serialize};
 
-use crate::store::{materialize, Store, StoreError};
+use crate::store::{materialize, ObjectInfo, Store, StoreError};
 
 pub const GAMES_DIR: &str = "games/";
 pub const CHECKPOINTS_DIR: &str = "checkpoints/";
@@ -256,23 +257,56 @@ pub fn read_continuation(store: &dyn Store) -> anyhow::Result<Option<Continuatio
     }
 }
 
+/// The objects of every checkpoint manifest in the store, by step (one listing, no reads).
+pub fn checkpoint_manifest_objects(store: &dyn Store) -> Result<Vec<ObjectInfo>, StoreError> {
+    let suffix = format!("/{MANIFEST_FILE}");
+    let mut out: Vec<ObjectInfo> =
+        store.list(CHECKPOINTS_DIR)?.into_iter().filter(|o| o.key.ends_with(&suffix)).collect();
+    // Names are zero-padded steps, so the key order is the step order; sorted anyway, by step.
+    out.sort_by_key(|o| o.key.split('/').nth(1).and_then(checkpoint_step));
+    Ok(out)
+}
+
+/// Reads and checks one checkpoint manifest.
+pub fn read_manifest(store: &dyn Store, key: &str) -> Result<CheckpointManifest, String> {
+    let bytes = store.get(key).map_err(|e| e.to_string())?;
+    let m: CheckpointManifest = serde_json::from_slice(&bytes).map_err(|e| e.to_string())?;
+    if m.format != MANIFEST_FORMAT || m.format_version > MANIFEST_VERSION {
+        return Err(format!("not a checkpoint manifest of version <= {MANIFEST_VERSION}"));
+    }
+    Ok(m)
+}
+
+/// Manifests read so far by this process, by store, key, size and modification time: they are
+/// immutable, so each is read once however often the checkpoints are listed (each iteration's
+/// index sync, each evaluation), which matters on a remote store with thousands of them.
+type ManifestCache = HashMap<(String, String, u64, u64), CheckpointManifest>;
+
+fn manifest_cache() -> &'static Mutex<ManifestCache> {
+    static CACHE: OnceLock<Mutex<ManifestCache>> = OnceLock::new();
+    CACHE.get_or_init(Default::default)
+}
+
 /// Every checkpoint with a readable manifest, by step. Unreadable manifests are skipped with a
 /// warning.
 pub fn list_checkpoints(store: &dyn Store) -> Result<Vec<CheckpointManifest>, StoreError> {
+    let url = store.url();
+    // Every in-memory store has the same URL: not cached.
+    let cached = !url.starts_with("memory:");
     let mut out = Vec::new();
-    for o in store.list(CHECKPOINTS_DIR)? {
-        if !o.key.ends_with(&format!("/{MANIFEST_FILE}")) {
+    for o in checkpoint_manifest_objects(store)? {
+        let id = (url.clone(), o.key.clone(), o.size, o.last_modified_ms);
+        if let Some(m) = cached.then(|| manifest_cache().lock().expect("manifest cache").get(&id).cloned()).flatten() {
+            out.push(m);
             continue;
         }
-        let parsed = store.get(&o.key).map_err(|e| e.to_string()).and_then(|b| {
-            let m: CheckpointManifest = serde_json::from_slice(&b).map_err(|e| e.to_string())?;
-            if m.format != MANIFEST_FORMAT || m.format_version > MANIFEST_VERSION {
-                return Err(format!("not a checkpoint manifest of version <= {MANIFEST_VERSION}"));
+        match read_manifest(store, &o.key) {
+            Ok(m) => {
+                if cached {
+                    manifest_cache().lock().expect("manifest cache").insert(id, m.clone());
+                }
+                out.push(m);
             }
-            Ok(m)
-        });
-        match parsed {
-            Ok(m) => out.push(m),
             Err(e) => tracing::warn!("skipping checkpoint manifest {}: {e}", o.key),
         }
     }

@@ -237,8 +237,9 @@ pub fn run_worker(options: &WorkerOptions) -> anyhow::Result<WorkerSummary> {
             });
         }
         if let Some(run) = read_run(store.as_ref(), &options.overrides)? {
-            if let Some(m) = artifacts::list_checkpoints(store.as_ref())?.pop() {
-                break (run, m);
+            let manifests = artifacts::checkpoint_manifest_objects(store.as_ref())?;
+            if !manifests.is_empty() {
+                break (run, manifests);
             }
         }
         if !said {
@@ -260,11 +261,18 @@ pub fn run_worker(options: &WorkerOptions) -> anyhow::Result<WorkerSummary> {
         device,
         refused: HashSet::new(),
     };
-    // The newest checkpoint that passes its check.
-    let mut candidates = artifacts::list_checkpoints(store.as_ref())?;
-    candidates.retain(|m| m.step <= first.step);
+    // The newest checkpoint that passes its check (a run's thousands of manifests are not all
+    // read: newest first, until one loads).
+    let mut candidates = first;
     let (mut current, net) = loop {
-        let Some(m) = candidates.pop() else { bail!("no checkpoint in {} passes its check", store.url()) };
+        let Some(o) = candidates.pop() else { bail!("no checkpoint in {} passes its check", store.url()) };
+        let m = match artifacts::read_manifest(store.as_ref(), &o.key) {
+            Ok(m) => m,
+            Err(e) => {
+                tracing::warn!("skipping the checkpoint manifest {}: {e}", o.key);
+                continue;
+            }
+        };
         if let Some(net) = fetcher.load(&m)? {
             break (m.name, net);
         }
