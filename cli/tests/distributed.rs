@@ -22,7 +22,9 @@ use serde_json::Value;
 
 /// The learner's budget: a few iterations of at most 40 steps, so that checkpoints keep coming.
 const STEPS: u64 = 120;
-const LEASE_SECS: u64 = 3;
+/// Long enough that a learner started right after the kill is refused even on a busy machine
+/// (the killed one renewed at most a third of it before).
+const LEASE_SECS: u64 = 10;
 
 struct Split {
     store: String,
@@ -167,6 +169,14 @@ fn split_run(store: String, env: Vec<(String, String)>, dir: &Path) {
         assert!(status.success(), "{log} failed:\n{}", split.log(&format!("{log}.err")));
         assert!(split.log(&format!("{log}.out")).contains("stopped: finished"), "{}", split.log(&format!("{log}.out")));
     }
+
+    // A worker started after the end (as a Deployment restarts one) stops at once.
+    let mut late = split.worker("worker-late");
+    assert!(wait(&mut late, Duration::from_secs(30), "a worker started after the end").success());
+    assert!(
+        split.log("worker-late.out").contains(": 0 games")
+            && split.log("worker-late.out").contains("stopped: finished")
+    );
 
     // The budget is complete.
     let summary: Value = serde_json::from_str(&split.log("learner/summary.json")).unwrap();

@@ -120,7 +120,7 @@ impl NetRuntime for TorchRuntime {
             summary.positions,
             summary.store,
             summary.elapsed_secs,
-            summary.checkpoints.join(", "),
+            if summary.checkpoints.is_empty() { "no net".to_string() } else { summary.checkpoints.join(", ") },
             summary.reason
         );
         Ok(())

@@ -222,19 +222,25 @@ pub fn run_worker(options: &WorkerOptions) -> anyhow::Result<WorkerSummary> {
     let worker = new_worker_id();
     let stopped = |s: &AtomicBool| s.load(Ordering::Relaxed);
 
+    let idle = |reason: &str| WorkerSummary {
+        worker: worker.clone(),
+        store: store.url(),
+        games: 0,
+        positions: 0,
+        checkpoints: Vec::new(),
+        elapsed_secs: t0.elapsed().as_secs_f64(),
+        reason: reason.into(),
+    };
     // The learner publishes the configuration, the rules and step 0 when it starts.
     let mut said = false;
     let (run, first) = loop {
         if stopped(&stop) {
-            return Ok(WorkerSummary {
-                worker,
-                store: store.url(),
-                games: 0,
-                positions: 0,
-                checkpoints: Vec::new(),
-                elapsed_secs: t0.elapsed().as_secs_f64(),
-                reason: "stopped".into(),
-            });
+            return Ok(idle("stopped"));
+        }
+        // A worker (re)started after the run's end, as a Deployment restarts it, stops at once.
+        if store.exists(FINISHED_FILE)? {
+            tracing::info!("worker {worker}: the run in {} is finished (finished.json): nothing to play", store.url());
+            return Ok(idle("finished"));
         }
         if let Some(run) = read_run(store.as_ref(), &options.overrides)? {
             let manifests = artifacts::checkpoint_manifest_objects(store.as_ref())?;
