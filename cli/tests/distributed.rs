@@ -303,3 +303,34 @@ fn a_worker_refuses_a_checkpoint_that_fails_its_checksum() {
     );
     assert!(stdout.contains("2 games") && stdout.contains(&format!("with {};", checkpoints[0])), "{stdout}");
 }
+
+/// Fencing: a learner that finds a newer lease epoch in the store (another learner took the store
+/// over while this one stalled) stops before publishing another checkpoint.
+#[test]
+fn a_learner_that_lost_its_lease_stops_publishing() {
+    let dir = tempfile::tempdir().unwrap();
+    let store_dir = dir.path().join("shared-store");
+    let split =
+        Split { store: format!("file://{}", store_dir.display()), env: Vec::new(), dir: dir.path().to_path_buf() };
+    let mut learner = split.learner("learner");
+    let mut worker = split.worker("worker1");
+    let t0 = Instant::now();
+    while split.metrics("iteration").is_empty() {
+        assert!(learner.try_wait().unwrap().is_none(), "the learner ended early:\n{}", split.log("learner.err"));
+        assert!(t0.elapsed() < Duration::from_secs(90), "no iteration after 90 s:\n{}", split.log("learner.err"));
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    // Another learner's epoch, as its takeover would write it.
+    let epoch = store_dir.join("lease/0000000099");
+    std::fs::create_dir_all(&epoch).unwrap();
+    let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis();
+    let beat = format!(
+        r#"{{"holder":"intruder","host":"elsewhere","pid":1,"epoch":99,"beat":0,"renewed_unix_ms":{now_ms},"ttl_secs":600.0,"released":false}}"#
+    );
+    std::fs::write(epoch.join("0000000000.json"), beat).unwrap();
+    let status = wait(&mut learner, Duration::from_secs(90), "the fenced learner");
+    let err = split.log("learner.err");
+    assert!(!status.success() && err.contains("lost the store's lease"), "{err}");
+    let _ = worker.kill();
+    let _ = worker.wait();
+}

@@ -584,15 +584,17 @@ impl Loop {
         }
     }
 
-    fn publish_checkpoint(&mut self, learner: &Learner) -> anyhow::Result<CheckpointManifest> {
-        if let Some(lease) = &self.lease {
-            if let Some(why) = lease.lost() {
-                bail!(
-                    "this learner lost the store's lease ({why}); stopping without publishing step {}",
-                    learner.step()
-                );
-            }
+    /// Refuses to write what only the store's one learner may write (checkpoints, compactions)
+    /// once this learner has lost the store's lease.
+    fn check_lease(&self, what: &str) -> anyhow::Result<()> {
+        if let Some(why) = self.lease.as_ref().and_then(Lease::lost) {
+            bail!("this learner lost the store's lease ({why}); stopping without {what}");
         }
+        Ok(())
+    }
+
+    fn publish_checkpoint(&mut self, learner: &Learner) -> anyhow::Result<CheckpointManifest> {
+        self.check_lease(&format!("publishing step {}", learner.step()))?;
         let manifest = artifacts::publish_checkpoint(
             self.store.as_ref(),
             &learner.net,
@@ -652,6 +654,9 @@ impl Loop {
     fn compact(&self, keys: Vec<String>) -> anyhow::Result<Option<String>> {
         let mut seen = std::collections::HashSet::new();
         let keys: Vec<String> = keys.into_iter().filter(|k| seen.insert(k.clone())).collect();
+        if keys.len() >= 2 {
+            self.check_lease("compacting the iteration's games")?;
+        }
         artifacts::compact_games(self.store.as_ref(), &keys, &self.worker, &self.scratch)
     }
 
