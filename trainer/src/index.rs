@@ -151,6 +151,18 @@ impl Index {
 
     /// Brings the index in line with the store.
     pub fn sync(&mut self, store: &dyn Store) -> Result<SyncReport, IndexError> {
+        self.sync_parts(store, true)
+    }
+
+    /// [`Index::sync`] of the checkpoints and match results only, what a training iteration
+    /// adds: the game chunks are left for the next full sync (a start, the end), since listing
+    /// every chunk of a long run at every iteration is the cost a learner of many workers must
+    /// not pay (docs/distributed.md).
+    pub fn sync_results(&mut self, store: &dyn Store) -> Result<SyncReport, IndexError> {
+        self.sync_parts(store, false)
+    }
+
+    fn sync_parts(&mut self, store: &dyn Store, games: bool) -> Result<SyncReport, IndexError> {
         let mut report = SyncReport::default();
         let sql = |error| IndexError::Sql { path: self.path.clone(), error };
 
@@ -173,7 +185,7 @@ impl Index {
         tx.commit().map_err(sql)?;
 
         // Game files (compaction deletes the single-game ones).
-        let objects = store.list(artifacts::GAMES_DIR)?;
+        let objects = if games { store.list(artifacts::GAMES_DIR)? } else { Vec::new() };
         let known: HashSet<String> = self.strings("SELECT key FROM game_files")?;
         let present: HashSet<String> = objects.iter().map(|o| o.key.clone()).collect();
         let tx = self.conn.transaction().map_err(sql)?;
@@ -184,7 +196,7 @@ impl Index {
                 report.game_files_added += 1;
             }
         }
-        for gone in known.difference(&present) {
+        for gone in known.difference(&present).filter(|_| games) {
             tx.execute("DELETE FROM game_files WHERE key = ?1", params![gone]).map_err(sql)?;
             report.removed += 1;
         }
@@ -302,4 +314,26 @@ fn insert_match_game(
             r.plies as i64
         ],
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::ObjectStoreBackend;
+
+    /// An iteration's sync leaves the game chunks alone (no listing of `games/`); a full sync
+    /// adds them, and drops those the store no longer has.
+    #[test]
+    fn an_iterations_sync_does_not_list_the_games() {
+        let store = ObjectStoreBackend::open("memory://").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let mut index = Index::open(&dir.path().join("index.sqlite")).unwrap();
+        let key = format!("{}0000000000001-w-000001{}", artifacts::GAMES_DIR, fairyzero_selfplay::record::CHUNK_SUFFIX);
+        store.publish(&key, b"chunk".to_vec()).unwrap();
+        assert_eq!(index.sync_results(&store).unwrap().game_files_added, 0);
+        assert_eq!(index.sync(&store).unwrap().game_files_added, 1);
+        store.delete(&key).unwrap();
+        assert_eq!(index.sync_results(&store).unwrap().removed, 0);
+        assert_eq!(index.sync(&store).unwrap().removed, 1);
+    }
 }

@@ -1461,7 +1461,7 @@ impl Run {
             feed,
         };
         self.lp.log_iteration(&report);
-        if let Err(e) = self.lp.index.sync(self.lp.store.as_ref()) {
+        if let Err(e) = self.lp.index.sync_results(self.lp.store.as_ref()) {
             warn(&self.lp.status.bar, format!("index sync failed: {e}"));
         }
         self.spent = self.lp.spent();
