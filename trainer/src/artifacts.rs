@@ -371,6 +371,11 @@ fn resolved_variant(variant: &Variant) -> String {
     toml::to_string(&variant.spec).unwrap_or_default()
 }
 
+/// The rules hash that a [`VARIANT_FILE`] text records.
+pub fn recorded_rules_hash(text: &str) -> Option<&str> {
+    text.lines().find_map(|l| l.strip_prefix(VARIANT_HASH_LINE)).map(str::trim)
+}
+
 /// Compares `variant` with the run's recorded rules. `Ok(false)`: no record yet (a new run, or
 /// one created before records existed). A different rule set is an error with both hashes and
 /// a line diff of the resolved specifications.
@@ -381,7 +386,7 @@ pub fn check_variant_record(store: &dyn Store, variant: &Variant, source: &str) 
         Err(e) => return Err(e.into()),
     };
     let text = String::from_utf8_lossy(&bytes);
-    let recorded_hash = text.lines().find_map(|l| l.strip_prefix(VARIANT_HASH_LINE)).map(str::trim).unwrap_or("?");
+    let recorded_hash = recorded_rules_hash(&text).unwrap_or("?");
     let hash = format!("{:016x}", variant.hash);
     if recorded_hash == hash {
         return Ok(true);

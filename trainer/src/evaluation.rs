@@ -305,7 +305,8 @@ pub fn previous_evaluated(
         .map(|m| m.name.clone()))
 }
 
-fn fnv(s: &str) -> u64 {
+/// FNV-1a of a text: stable across machines and versions (seeds derived from names).
+pub(crate) fn fnv(s: &str) -> u64 {
     s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3))
 }
 

@@ -633,8 +633,7 @@ impl Loop {
 
     /// How the self-play executors run (the first one and every swapped-in one).
     fn executor_options(&self) -> ExecutorOptions {
-        let threads = (self.config.output.inference_threads > 0).then_some(self.config.output.inference_threads);
-        ExecutorOptions { threads, precision: self.precision() }
+        crate::session::executor_options(&self.config, self.device)
     }
 
     fn loader(&self) -> StoreLoader {

@@ -34,6 +34,13 @@ pub enum Next {
     Ended,
 }
 
+/// How a run's self-play executors run on `device` (the first one and every swapped-in one):
+/// `output.inference_threads` and the `precision` resolved for the device.
+pub fn executor_options(config: &RunConfig, device: fairyzero_torch::Device) -> ExecutorOptions {
+    let threads = (config.output.inference_threads > 0).then_some(config.output.inference_threads);
+    ExecutorOptions { threads, precision: config.precision.resolve(device.is_cuda()) }
+}
+
 /// The inference service that every self-play thread of a session shares, around `net`.
 pub fn selfplay_service(config: &RunConfig, net: Net, executor: ExecutorOptions) -> InferenceService {
     let sp = &config.selfplay;

@@ -20,7 +20,6 @@
 
 use std::{
     collections::HashSet,
-    hash::{Hash, Hasher},
     path::{Path, PathBuf},
     sync::{
         atomic::{AtomicBool, Ordering},
@@ -32,16 +31,17 @@ use std::{
 use anyhow::{bail, Context};
 use fairyzero_rules::Variant;
 use fairyzero_selfplay::GameRecord;
-use fairyzero_torch::{checkpoint, ExecutorOptions, Net};
+use fairyzero_torch::{checkpoint, Net};
 use rand::Rng;
 use serde::Serialize;
 
 use crate::{
     artifacts::{self, CheckpointManifest, CHECKPOINTS_DIR, MANIFEST_FILE},
     config::{parse_device, RunConfig},
+    evaluation::fnv,
     feed::DEFAULT_GRACE,
     run::FINISHED_FILE,
-    session::{Next, SelfPlaySession, SessionPlan},
+    session::{executor_options, Next, SelfPlaySession, SessionPlan},
     store::{ObjectStoreBackend, Store, StoreError},
 };
 
@@ -102,14 +102,6 @@ pub fn new_worker_id() -> String {
     format!("{}-{:08x}", artifacts::worker_id(), rand::thread_rng().gen::<u32>())
 }
 
-fn stable_hash(text: &str) -> u64 {
-    // SipHash with fixed keys: the same worker id gives the same seed on every machine.
-    #[allow(deprecated)]
-    let mut h = std::hash::SipHasher::new();
-    text.hash(&mut h);
-    h.finish()
-}
-
 /// The run as the learner published it: its configuration (with the worker's overrides) and
 /// its rules.
 struct StoredRun {
@@ -133,7 +125,7 @@ fn read_run(store: &dyn Store, overrides: &[String]) -> anyhow::Result<Option<St
         .map_err(|e| anyhow::anyhow!("{variant_source}: the run's rules do not load: {e}"))?;
     // The record names the hash the learner computed: rules that load differently here (another
     // version of fairyzero) would train the learner on games of other rules.
-    let recorded = text.lines().find_map(|l| l.strip_prefix("# rules hash ")).map(str::trim);
+    let recorded = artifacts::recorded_rules_hash(&text);
     let here = format!("{:016x}", variant.hash);
     if recorded.is_some_and(|r| r != here) {
         bail!(
@@ -257,7 +249,7 @@ pub fn run_worker(options: &WorkerOptions) -> anyhow::Result<WorkerSummary> {
     let config = run.config;
     let device = parse_device(&config.device)?;
     fairyzero_torch::require_device(device).with_context(|| format!("device = {:?}", config.device))?;
-    let cache = options.cache.clone().unwrap_or_else(default_cache).join(format!("{:016x}", stable_hash(&store.url())));
+    let cache = options.cache.clone().unwrap_or_else(default_cache).join(format!("{:016x}", fnv(&store.url())));
     let scratch = cache.join("scratch");
     std::fs::create_dir_all(&scratch).with_context(|| format!("creating the worker cache {}", cache.display()))?;
     let mut fetcher = CheckpointFetcher {
@@ -283,12 +275,11 @@ pub fn run_worker(options: &WorkerOptions) -> anyhow::Result<WorkerSummary> {
             break (m.name, net);
         }
     };
-    let threads = (config.output.inference_threads > 0).then_some(config.output.inference_threads);
-    let executor = ExecutorOptions { threads, precision: config.precision.resolve(device.is_cuda()) };
+    let executor = executor_options(&config, device);
     let plan = SessionPlan {
         net: current.clone(),
         games: options.games.unwrap_or(u64::MAX),
-        seed: config.seed ^ stable_hash(&worker),
+        seed: config.seed ^ fnv(&worker),
     };
     let mut session = SelfPlaySession::start(&run.variant, &config, net, plan, executor, Arc::clone(&stop))?;
     tracing::info!(
@@ -405,7 +396,7 @@ mod tests {
     fn worker_ids_differ_and_seeds_follow_them() {
         let (a, b) = (new_worker_id(), new_worker_id());
         assert_ne!(a, b, "two workers of one process still get distinct ids (random suffix)");
-        assert_eq!(stable_hash(&a), stable_hash(&a));
-        assert_ne!(stable_hash(&a), stable_hash(&b));
+        assert_eq!(fnv(&a), fnv(&a));
+        assert_ne!(fnv(&a), fnv(&b));
     }
 }
