@@ -123,8 +123,13 @@ fn games_at_once_fill_the_service_batches() {
     let v = Variant::load("gardner").unwrap();
     const GAMES: usize = 32;
     let latency = LatencyExecutor { per_batch: Duration::from_millis(4), per_position: Duration::ZERO, max_batch: 64 };
-    let config =
-        ServiceConfig { max_batch: GAMES, max_wait: Duration::from_millis(10), in_flight: 3, moves_per_position: 64 };
+    let config = ServiceConfig {
+        max_batch: GAMES,
+        max_wait: Duration::from_millis(10),
+        in_flight: 3,
+        moves_per_position: 64,
+        accelerated_max_batch: None,
+    };
     let served = service(&v, Box::new(latency), config);
     let a = net("net@8", served.clone(), 8);
     let b = a.clone().renamed("net@8#2");

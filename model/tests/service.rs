@@ -46,7 +46,7 @@ impl Leaves {
 }
 
 fn config(max_batch: usize, max_wait: Duration) -> ServiceConfig {
-    ServiceConfig { max_batch, max_wait, in_flight: 3, moves_per_position: 64 }
+    ServiceConfig { max_batch, max_wait, in_flight: 3, moves_per_position: 64, accelerated_max_batch: None }
 }
 
 /// Answers that are a hash of each encoded position and move, so that an answer delivered to

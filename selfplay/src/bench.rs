@@ -190,7 +190,10 @@ pub fn bench_selfplay(
     measure: Duration,
 ) -> Result<SelfPlayBench, SelfPlayError> {
     let encoding: Arc<dyn Encoding> = Arc::new(StandardEncoding::new(Arc::clone(variant)));
-    let service = InferenceService::start(executor, encoding, config.batching.service_config());
+    // The service batches what the executor was built for (on CUDA, the accelerator's cap).
+    let mut service = config.service_config();
+    service.max_batch = executor.max_batch();
+    let service = InferenceService::start(executor, encoding, service);
     let options = RunOptions { games: limits::MAX_GAMES, seed, net: "bench".into(), out_dir: None, progress: false };
     let stop = AtomicBool::new(false);
     // Games finished during the measured interval: plies and simulations.

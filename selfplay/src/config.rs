@@ -238,7 +238,8 @@ pub struct SelfPlayConfig {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct BatchingConfig {
-    /// Most positions in one forward, across all search threads.
+    /// Most positions in one forward, across all search threads; 0 (default): chosen for the
+    /// device ([`SelfPlayConfig::service_config`]).
     pub max_batch: u32,
     /// How long a non-empty batch may wait for more leaves once the executor is idle, in
     /// microseconds (0: launch as soon as it is idle).
@@ -252,15 +253,20 @@ pub struct BatchingConfig {
 
 impl Default for BatchingConfig {
     fn default() -> Self {
-        BatchingConfig { max_batch: 64, max_wait_us: 0, in_flight: 3, groups: 2 }
+        BatchingConfig { max_batch: 0, max_wait_us: 0, in_flight: 3, groups: 2 }
     }
 }
 
+/// What `max_batch = 0` means on a CPU: larger forwards gain little there and delay every
+/// search thread's answers (docs/performance.md, "Batching").
+pub const CPU_MAX_BATCH: usize = 64;
+
 impl BatchingConfig {
-    /// The service configuration these keys describe.
+    /// The service configuration these keys describe, on a CPU (`max_batch = 0`:
+    /// [`CPU_MAX_BATCH`]); [`SelfPlayConfig::service_config`] adds the games' own bounds.
     pub fn service_config(&self) -> fairyzero_model::service::ServiceConfig {
         fairyzero_model::service::ServiceConfig {
-            max_batch: self.max_batch as usize,
+            max_batch: if self.max_batch == 0 { CPU_MAX_BATCH } else { self.max_batch as usize },
             max_wait: std::time::Duration::from_micros(self.max_wait_us),
             in_flight: self.in_flight as usize,
             ..Default::default()
@@ -300,6 +306,26 @@ pub struct ConfigError {
 }
 
 impl SelfPlayConfig {
+    /// The inference service of these games: `[selfplay.batching]`, with `max_batch` never
+    /// below one search thread's leaves (its submission is then one forward) and
+    /// `max_batch = 0` chosen per device: [`CPU_MAX_BATCH`] on a CPU; on an accelerator one
+    /// group of every search thread at once, `games_in_parallel * leaves_per_game / groups`
+    /// (at least 64), so that one forward runs while the other groups fill the next. On an
+    /// H100 the cap of 64 held Scirocco's tiny net to 28,000 evaluations/s, a forward of 512
+    /// reached 142,000 (docs/performance.md, "GPU figures").
+    pub fn service_config(&self) -> fairyzero_model::service::ServiceConfig {
+        let leaves = self.games_in_parallel as usize * self.leaves_per_game.max(1) as usize;
+        let per_worker = (leaves / self.threads.max(1) as usize).max(1);
+        let mut service = self.batching.service_config();
+        service.max_batch = service.max_batch.max(per_worker);
+        if self.batching.max_batch == 0 {
+            let all_groups = leaves / self.batching.groups.max(1) as usize;
+            service.accelerated_max_batch =
+                Some(all_groups.max(per_worker).max(CPU_MAX_BATCH).min(limits::MAX_BATCH as usize));
+        }
+        service
+    }
+
     /// Checks value ranges, returning every problem at once.
     pub fn validate(&self) -> Result<(), ConfigError> {
         let mut problems = Vec::new();
@@ -316,7 +342,6 @@ impl SelfPlayConfig {
         check(self.games_per_file >= 1, "`games_per_file` must be at least 1");
         check(self.move_cap != Some(0), "`move_cap` must be at least 1");
         let b = &self.batching;
-        check(b.max_batch >= 1, "`batching.max_batch` must be at least 1");
         check(b.in_flight >= 1, "`batching.in_flight` must be at least 1");
         check(b.groups >= 1, "`batching.groups` must be at least 1");
         let (p, g) = (&self.puct, &self.gumbel);
@@ -509,6 +534,24 @@ mod tests {
         }
         let err = RunSelfPlay::parse("x.toml", "[selfplay]\nramp_sec = 2\n").unwrap_err();
         assert!(err.to_string().contains("ramp_sec"), "{err}");
+    }
+
+    /// `max_batch = 0` is one group of every search thread on an accelerator and 64 on a CPU;
+    /// an explicit cap holds on both; neither is ever below one search thread's leaves.
+    #[test]
+    fn the_service_cap_is_chosen_per_device_unless_set() {
+        let games = |parallel, threads| SelfPlayConfig { games_in_parallel: parallel, threads, ..Default::default() };
+        let auto = games(512, 12).service_config();
+        assert_eq!((auto.max_batch, auto.accelerated_max_batch), (64, Some(256)));
+        let small = games(32, 2).service_config();
+        assert_eq!((small.max_batch, small.accelerated_max_batch), (64, Some(64)));
+        let wide = games(1024, 2).service_config();
+        assert_eq!((wide.max_batch, wide.accelerated_max_batch), (512, Some(512)));
+        let mut set = games(512, 12);
+        set.batching.max_batch = 100;
+        set.leaves_per_game = 4;
+        let set = set.service_config();
+        assert_eq!((set.max_batch, set.accelerated_max_batch), (170, None));
     }
 
     #[test]

@@ -26,12 +26,16 @@ use crate::{
 };
 
 /// Serves `net` on its device: a [`fairyzero_model::Backend`] whose forwards batch the
-/// submissions of every thread, up to `config.max_batch` positions, computed as `options` say.
+/// submissions of every thread, up to `config.max_batch` positions (`accelerated_max_batch` on
+/// CUDA, when set), computed as `options` say.
 /// Applies [`configure_cuda`] first when the net is on CUDA. Swap the net later with
 /// `service.swap_executor(Box::new(TorchExecutor::with_options(net, service.max_batch(),
 /// options)))`.
-pub fn serve(net: Net, config: ServiceConfig, options: ExecutorOptions) -> InferenceService {
+pub fn serve(net: Net, mut config: ServiceConfig, options: ExecutorOptions) -> InferenceService {
     configure_cuda(net.device());
+    if let (true, Some(accelerated)) = (net.device().is_cuda(), config.accelerated_max_batch) {
+        config.max_batch = accelerated;
+    }
     let encoding = Arc::new(StandardEncoding::new(Arc::clone(net.variant())));
     let executor = TorchExecutor::with_options(net, config.max_batch.max(1), options);
     InferenceService::start(Box::new(executor), encoding, config)

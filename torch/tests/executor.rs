@@ -259,6 +259,20 @@ fn channels_last_answers_like_nchw() {
     }
 }
 
+/// `accelerated_max_batch` (what `max_batch = 0` chooses for CUDA) is the cap on CUDA only.
+#[test]
+fn the_accelerated_cap_applies_on_cuda_only() {
+    let variant = Variant::load("scirocco").unwrap();
+    let config = ServiceConfig { max_batch: 64, accelerated_max_batch: Some(512), ..ServiceConfig::default() };
+    let service = fairyzero_torch::serve(tiny_net(&variant, 3), config.clone(), ONE_THREAD);
+    assert_eq!(service.max_batch(), 64);
+    if fairyzero_torch::require_device(Device::Cuda(0)).is_ok() {
+        let mut net = tiny_net(&variant, 3);
+        net.var_store_mut().set_device(Device::Cuda(0));
+        assert_eq!(fairyzero_torch::serve(net, config, ONE_THREAD).max_batch(), 512);
+    }
+}
+
 /// On a GPU the executor runs channels-last with page-locked copies, and answers like the CPU.
 #[test]
 #[ignore = "needs CUDA"]

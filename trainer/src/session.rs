@@ -43,12 +43,7 @@ pub fn executor_options(config: &RunConfig, device: fairyzero_torch::Device) -> 
 
 /// The inference service that every self-play thread of a session shares, around `net`.
 pub fn selfplay_service(config: &RunConfig, net: Net, executor: ExecutorOptions) -> InferenceService {
-    let sp = &config.selfplay;
-    let per_batch = (sp.games_in_parallel / sp.threads.max(1) * sp.leaves_per_game).max(1) as usize;
-    let mut service = sp.batching.service_config();
-    // Never less than one worker's leaves, so that a worker's submission is one forward.
-    service.max_batch = service.max_batch.max(per_batch);
-    serve(net, service, executor)
+    serve(net, config.selfplay.service_config(), executor)
 }
 
 /// What a session plays.

@@ -153,7 +153,8 @@ fn bench_selfplay_row(args: SelfPlayBenchArgs, runtime: &dyn NetRuntime) -> Resu
         bail!("{}: no `variant` key; set one or pass --variant", args.config.display());
     };
     let variant = Variant::load(&variant_name).context("loading the variant")?;
-    let max_batch = config.batching.max_batch as usize;
+    let service = config.service_config();
+    let max_batch = service.max_batch;
     let kind = if args.net == "mock" {
         BenchExecutor::Uniform
     } else if args.net.starts_with("latency") {
@@ -162,7 +163,7 @@ fn bench_selfplay_row(args: SelfPlayBenchArgs, runtime: &dyn NetRuntime) -> Resu
     } else {
         let spec = NetSpec::parse(&args.net)?;
         let options = BackendOptions {
-            service: config.batching.service_config(),
+            service,
             threads: Some(args.torch_threads),
             precision: args.precision,
             init_seed: args.seed,
@@ -170,7 +171,7 @@ fn bench_selfplay_row(args: SelfPlayBenchArgs, runtime: &dyn NetRuntime) -> Resu
         BenchExecutor::Net { spec, options }
     };
     let built = kind.build(&variant, max_batch, runtime).with_context(|| format!("--net {}", args.net))?;
-    let (device, precision) = (built.device, built.precision);
+    let (device, precision, max_batch) = (built.device, built.precision, built.executor.max_batch());
     tracing::info!(
         "bench selfplay: {} on {}, {:.1} s warm-up, {:.1} s measured",
         built.executor.name(),

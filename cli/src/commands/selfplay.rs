@@ -182,13 +182,15 @@ pub fn run(args: SelfPlayArgs, runtime: &dyn NetRuntime) -> Result<()> {
         bail!("{}: no `variant` key; set one or pass --variant", args.config.display());
     };
     let variant = Variant::load(&variant_name).context("loading the variant")?;
-    let per_batch = (config.games_in_parallel / config.threads.max(1) * config.leaves_per_game) as usize;
     let seed = args.seed.unwrap_or_else(clock_seed);
     // The network batches the leaves of all workers together (docs/plans/batching.md §1: a
     // cap of one worker's batch kept two workers' leaves from ever sharing a forward), and
     // never less than one worker's batch.
-    let mut service = config.batching.service_config();
-    service.max_batch = service.max_batch.max(per_batch);
+    let service = config.service_config();
+    let batches = match service.accelerated_max_batch {
+        Some(accelerated) => format!("{} on a CPU, {accelerated} on CUDA", service.max_batch),
+        None => service.max_batch.to_string(),
+    };
     let backend_options =
         BackendOptions { service, threads: Some(args.torch_threads), precision: args.precision, init_seed: seed };
     let (evaluator, net_id) = evaluator_for(args.net.as_deref(), &variant, &backend_options, runtime)?;
@@ -201,7 +203,7 @@ pub fn run(args: SelfPlayArgs, runtime: &dyn NetRuntime) -> Result<()> {
         config.simulations,
         config.games_in_parallel,
         config.threads,
-        backend_options.service.max_batch,
+        batches,
     );
     let options = RunOptions { games: args.games, seed, net: net_id, out_dir: Some(args.out.clone()), progress: true };
     let summary = run_selfplay(&variant, &config, evaluator.as_ref(), &options, &stop, |_| {})?;

@@ -81,11 +81,21 @@ pub struct ServiceConfig {
     pub in_flight: usize,
     /// Capacity hint for each slot's move buffer.
     pub moves_per_position: usize,
+    /// `max_batch` when the executor runs on an accelerator (CUDA), where a forward of a few
+    /// hundred positions costs little more than one of 64; `None`: `max_batch` on every device.
+    /// The backend that knows the device applies it (`fairyzero_torch::serve`).
+    pub accelerated_max_batch: Option<usize>,
 }
 
 impl Default for ServiceConfig {
     fn default() -> ServiceConfig {
-        ServiceConfig { max_batch: 64, max_wait: Duration::ZERO, in_flight: 3, moves_per_position: 128 }
+        ServiceConfig {
+            max_batch: 64,
+            max_wait: Duration::ZERO,
+            in_flight: 3,
+            moves_per_position: 128,
+            accelerated_max_batch: None,
+        }
     }
 }
 
