@@ -9,11 +9,10 @@
 # Local dry run (CPU): OUT=/tmp/gpuout SCALE=small LIBTORCH_FROM=/path/to/venv bash tools/gpu/scirocco-continue.sh BINARY
 set -u
 T0=$(date +%s)
-if [ -n "${LIBTORCH_FROM:-}" ]; then
-  export LD_LIBRARY_PATH=$("$LIBTORCH_FROM/bin/python" -c 'import torch,os;print(os.path.dirname(torch.__file__)+"/lib")')
-else
-  export LD_LIBRARY_PATH=$(python3 -c 'import torch,os;print(os.path.dirname(torch.__file__)+"/lib")')
-fi
+PY=python3
+[ -n "${LIBTORCH_FROM:-}" ] && PY=$LIBTORCH_FROM/bin/python
+LD_LIBRARY_PATH=$("$PY" -c 'import torch,os;print(os.path.dirname(torch.__file__)+"/lib")')
+export LD_LIBRARY_PATH
 B=$(realpath "${1:-gpubin/fz-gpu}")
 chmod +x "$B"
 W=/tmp/fzwork; rm -rf "$W"; mkdir -p "$W"
@@ -35,7 +34,7 @@ timeout -s KILL $TRAIN_KILL "$B" train --config configs/runs/scirocco.toml \
   -o train.threads=2 > "$OUT/g2.log" 2>&1
 echo "g2 exit $? after $(( $(date +%s) - T0 )) s" >> "$OUT/g2.log"
 cp "$W/g2/metrics.jsonl" "$OUT/g2-metrics.jsonl" 2>/dev/null
-LAST=$(ls -d "$W"/g2/checkpoints/step-* 2>/dev/null | tail -1)
+LAST=$(find "$W/g2/checkpoints" -maxdepth 1 -name 'step-*' 2>/dev/null | sort | tail -1)
 [ -n "$LAST" ] && tar -C "$(dirname "$LAST")" -cf "$OUT/g2-ckpt.tar" "$(basename "$LAST")"
 
 # G1: batches of NG games per player until the deadline; each batch is stored when it ends.
@@ -44,7 +43,7 @@ play() {  # name spec games-per-batch
   while [ $(( $(date +%s) - T0 )) -lt $(( G1_END - 30 )) ]; do
     i=$((i + 1))
     timeout -s KILL $(( G1_END - ($(date +%s) - T0) )) "$B" match "$spec" alphabeta:1 --variant scirocco \
-      --games $NG --seed $((100 + i)) --threads $NG --cpu-threads 2 --config configs/runs/scirocco.toml \
+      --games "$NG" --seed $((100 + i)) --threads "$NG" --cpu-threads 2 --config configs/runs/scirocco.toml \
       --run "$W/g1-$name" --no-moves >> "$W/g1-$name.log" 2>&1 || break
   done
 }
@@ -52,5 +51,5 @@ for s in $LEVELS; do play "m13036-$s" "models/scirocco@$s" $(( s == 512 ? NG / 2
 [ -n "$LAST" ] && play "gpu-32" "$LAST@32" $NG &
 wait
 for f in "$W"/g1-*.log; do echo "== $f"; grep -E '^result|^stored' "$f"; done > "$OUT/g1-summary.txt"
-tar -C "$W" -cf "$OUT/g1.tar" $(cd "$W" && ls -d g1-*)
+(cd "$W" && tar -cf "$OUT/g1.tar" g1-*)
 echo "done after $(( $(date +%s) - T0 )) s" >> "$OUT/g1-summary.txt"
