@@ -3,66 +3,18 @@
 //! once per simulation. A counting global allocator (hence this file's own test binary) counts
 //! the allocations of the test's own thread.
 
-// Counting allocations needs a `GlobalAlloc`, whose trait is unsafe to implement; this test
-// binary is the only place of the rules crate that does so, and it only forwards to `System`.
+// Counting allocations needs a `GlobalAlloc`, whose trait is unsafe to implement
+// (support/counting_alloc.rs); it only forwards to `System`.
 #![allow(unsafe_code)]
 
-use std::{
-    alloc::{GlobalAlloc, Layout, System},
-    cell::Cell,
-    sync::Arc,
-};
+use std::sync::Arc;
 
 use fairyzero_rules::{MoveList, Position, Variant};
 use rand::{rngs::StdRng, Rng, SeedableRng};
 
-struct CountingAllocator;
-
-thread_local! {
-    /// Allocations of this thread while `COUNTING` is set (const-initialised: reading it never
-    /// allocates, so the allocator may use it).
-    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-}
-
-fn note_allocation() {
-    if COUNTING.with(Cell::get) {
-        ALLOCATIONS.with(|n| n.set(n.get() + 1));
-    }
-}
-
-unsafe impl GlobalAlloc for CountingAllocator {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note_allocation();
-        System.alloc(layout)
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note_allocation();
-        System.alloc_zeroed(layout)
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note_allocation();
-        System.realloc(ptr, layout, new_size)
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        System.dealloc(ptr, layout)
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: CountingAllocator = CountingAllocator;
-
-/// Allocations made by `f` on this thread.
-fn allocations_of(f: impl FnOnce()) -> usize {
-    ALLOCATIONS.with(|n| n.set(0));
-    COUNTING.with(|c| c.set(true));
-    f();
-    COUNTING.with(|c| c.set(false));
-    ALLOCATIONS.with(Cell::get)
-}
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
+use counting_alloc::allocations_of;
 
 /// A seeded random walk of `plies` plies from `root` (which it leaves as it found it), as one
 /// self-play simulation does per ply: the legal moves into `moves`, the outcome check, the

@@ -14,12 +14,10 @@
 //! procedure.
 
 // Counting allocations needs a `GlobalAlloc`, whose trait is unsafe to implement; it only
-// forwards to `System` (as rules/tests/allocations.rs does).
+// forwards to `System` (support/counting_alloc.rs, shared with rules/tests/allocations.rs).
 #![allow(unsafe_code)]
 
 use std::{
-    alloc::{GlobalAlloc, Layout, System},
-    cell::Cell,
     collections::{BTreeSet, HashMap, HashSet},
     path::PathBuf,
     sync::{Arc, OnceLock},
@@ -1072,53 +1070,9 @@ fn asymmetric_jupiter_positions_are_not_mirrored() {
 // 5. allocation-free perft
 // ---------------------------------------------------------------------------------------------
 
-struct CountingAllocator;
-
-thread_local! {
-    /// Allocations of this thread while `COUNTING` is set (const-initialised: reading it never
-    /// allocates, so the allocator may use it).
-    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-}
-
-fn note_allocation() {
-    if COUNTING.with(Cell::get) {
-        ALLOCATIONS.with(|n| n.set(n.get() + 1));
-    }
-}
-
-unsafe impl GlobalAlloc for CountingAllocator {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note_allocation();
-        System.alloc(layout)
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note_allocation();
-        System.alloc_zeroed(layout)
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note_allocation();
-        System.realloc(ptr, layout, new_size)
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        System.dealloc(ptr, layout)
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: CountingAllocator = CountingAllocator;
-
-/// Allocations made by `f` on this thread.
-fn allocations_of(f: impl FnOnce()) -> usize {
-    ALLOCATIONS.with(|n| n.set(0));
-    COUNTING.with(|c| c.set(true));
-    f();
-    COUNTING.with(|c| c.set(false));
-    ALLOCATIONS.with(Cell::get)
-}
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
+use counting_alloc::allocations_of;
 
 /// Perft with one reused move list per depth, as search keeps them.
 fn perft_reusing(pos: &mut Position, depth: usize, lists: &mut [MoveList]) -> u64 {
