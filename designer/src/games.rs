@@ -16,15 +16,13 @@ use std::{
 };
 
 use fairyzero_evaluator::{
-    matches::{mix, openings_from, GameResult, MatchGame, RECORD_VERSION},
-    player::{Contestant, GameContext},
+    matches::{fnv1a, mix, openings_from, play_game_from, GameResult, MatchGame, RECORD_VERSION},
+    player::Contestant,
     ratings::wilson_interval,
     store::ResultStore,
     Termination,
 };
-use fairyzero_rules::{Color, Move, MoveList, Position, Variant};
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
+use fairyzero_rules::{Move, Position, Variant};
 use rayon::prelude::*;
 
 use crate::Error;
@@ -124,58 +122,19 @@ fn play_from(start: &Position, opening: &[Move], player: &Contestant, move_cap: 
     for &m in opening {
         pos.make(m);
     }
-    let first_ply = pos.ply();
-    let cap_ply = first_ply.saturating_add(move_cap.unwrap_or(pos.variant().rules.move_cap));
-    let ctx = GameContext { cap_ply };
-    let mut players = [player.player(), player.player()];
-    for p in players.iter_mut() {
-        p.new_game(&pos, &ctx);
+    let (mut blue, mut tan) = (player.player(), player.player());
+    let game = play_game_from(pos, "", [blue.as_mut(), tan.as_mut()], move_cap, None, seed, true);
+    // An external engine that crashes or hangs forfeits (evaluator::external).
+    if let Some(why) = &game.forfeit {
+        tracing::warn!("{} forfeits after {} plies: {why}", player.name, game.plies);
     }
-    let mut rngs = [ChaCha8Rng::seed_from_u64(mix(seed, 1)), ChaCha8Rng::seed_from_u64(mix(seed, 2))];
-    let mut words = Vec::new();
-    let mut legal = MoveList::new();
-    let mut forfeit = None;
-    let (result, reason) = loop {
-        pos.legal_moves(&mut legal);
-        if let Some(o) = pos.outcome_with(&legal) {
-            let r = match o.winner() {
-                Some(Color::Blue) => GameResult::BlueWins,
-                Some(Color::Tan) => GameResult::TanWins,
-                None => GameResult::Draw,
-            };
-            break (r, o.reason().into());
-        }
-        if pos.ply() >= cap_ply && !pos.in_setup() {
-            break (GameResult::Draw, Termination::MoveCap);
-        }
-        let side = pos.side_to_move();
-        let i = side.index();
-        // An external engine that crashes or hangs forfeits (evaluator::external).
-        let m = match players[i].try_choose(&mut pos, &legal, &mut rngs[i]) {
-            Ok(m) => m,
-            Err(why) => {
-                tracing::warn!("{} forfeits after {} plies: {why}", player.name, pos.ply() - first_ply);
-                forfeit = Some(why);
-                break (GameResult::win_for(side.other()), Termination::Forfeit);
-            }
-        };
-        if !legal.contains(&m) {
-            let r = if side == Color::Blue { GameResult::TanWins } else { GameResult::BlueWins };
-            break (r, Termination::IllegalMove);
-        }
-        words.push(pos.move_to_string(&m));
-        pos.make(m);
-    };
-    DesignGame { result, reason, plies: pos.ply() - first_ply, moves: words.join(" "), forfeit }
-}
-
-fn fnv(s: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in s.bytes() {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    DesignGame {
+        result: game.result,
+        reason: game.reason,
+        plies: game.plies,
+        moves: game.moves.unwrap_or_default(),
+        forfeit: game.forfeit,
     }
-    h
 }
 
 /// One experiment: games of `player` against itself from `start` (a position, possibly
@@ -218,7 +177,7 @@ pub(crate) fn run_experiments(
     let mut plans = Vec::with_capacity(experiments.len());
     for e in experiments {
         let before = stored(e);
-        let seed = mix(options.seed, fnv(&e.key));
+        let seed = mix(options.seed, fnv1a(&e.key));
         // The salt keeps the openings of stores written before this generator was shared.
         let openings = openings_from(&e.start, before + options.games, options.random_plies, seed ^ 0x6465_7369_676e);
         if openings.is_empty() {
@@ -260,7 +219,7 @@ pub(crate) fn run_experiments(
                             plies,
                             opening: game % openings.len(),
                             opening_moves: format!("[{}] {opening_text}", e.start_text),
-                            moves_hash: format!("{:016x}", fnv(&format!("{} {opening_text} {moves}", e.start_text))),
+                            moves_hash: format!("{:016x}", fnv1a(&format!("{} {opening_text} {moves}", e.start_text))),
                             moves: Some(moves),
                             game,
                             forfeit,

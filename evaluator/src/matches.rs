@@ -692,22 +692,36 @@ pub struct PlayedGame {
 pub fn play_game(
     variant: &Arc<Variant>,
     opening: &Opening,
+    players: [&mut dyn Player; 2],
+    move_cap: Option<u32>,
+    material: Option<&PieceValues>,
+    seed: u64,
+    record_moves: bool,
+) -> PlayedGame {
+    play_game_from(opening.position(variant), &opening.text, players, move_cap, material, seed, record_moves)
+}
+
+/// [`play_game`] from any position `pos` (a handicapped start after its opening moves, say):
+/// `hashed_prefix` begins the record's `moves_hash` (the opening's text in a match), and the
+/// move cap counts from `pos`.
+pub fn play_game_from(
+    mut pos: Position,
+    hashed_prefix: &str,
     mut players: [&mut dyn Player; 2],
     move_cap: Option<u32>,
     material: Option<&PieceValues>,
     seed: u64,
     record_moves: bool,
 ) -> PlayedGame {
-    let mut pos = opening.position(variant);
     let first_ply = pos.ply();
-    let cap_ply = first_ply.saturating_add(move_cap.unwrap_or(variant.rules.move_cap));
+    let cap_ply = first_ply.saturating_add(move_cap.unwrap_or(pos.variant().rules.move_cap));
     let ctx = GameContext { cap_ply };
     for p in players.iter_mut() {
         p.new_game(&pos, &ctx);
     }
     let mut rngs = [ChaCha8Rng::seed_from_u64(mix(seed, 1)), ChaCha8Rng::seed_from_u64(mix(seed, 2))];
     let mut hash = Fnv::new();
-    hash.write(&opening.text);
+    hash.write(hashed_prefix);
     let mut words: Vec<String> = Vec::new();
     let mut legal = MoveList::new();
     let mut forfeit = None;
@@ -773,6 +787,14 @@ pub fn moves_hash<'a>(opening: &str, moves: impl IntoIterator<Item = &'a str>) -
         hash.write(m);
     }
     format!("{:016x}", hash.finish())
+}
+
+/// FNV-1a of a text: stable across machines and versions, for seeds derived from names and
+/// for record hashes.
+pub fn fnv1a(s: &str) -> u64 {
+    let mut hash = Fnv::new();
+    hash.write(s);
+    hash.finish()
 }
 
 struct Fnv(u64);

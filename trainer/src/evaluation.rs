@@ -15,6 +15,7 @@ use std::{
 
 use anyhow::Context;
 use fairyzero_evaluator::{
+    matches::fnv1a,
     ranking::{build_ranking, write_outputs, Ranking},
     ratings::{elo_from_score, wilson_interval},
     run_match, run_sprt_match, CheckpointLoader, Contestant, LoadError, LoadProblem, LoadedCheckpoint, MatchOptions,
@@ -191,7 +192,7 @@ impl CheckpointMatches<'_> {
         MatchOptions {
             games,
             random_plies: self.config.random_plies,
-            seed: self.seed ^ fnv(label),
+            seed: self.seed ^ fnv1a(label),
             move_cap: self.config.move_cap,
             threads: self.config.threads,
             // Resolved by the trainer (0 there means "the cores self-play leaves").
@@ -303,11 +304,6 @@ pub fn previous_evaluated(
         .filter(|m| m.step < step)
         .find(|m| evaluated.iter().any(|k| k.starts_with(&format!("{}eval-{}-", artifacts::MATCHES_DIR, m.name))))
         .map(|m| m.name.clone()))
-}
-
-/// FNV-1a of a text: stable across machines and versions (seeds derived from names).
-pub(crate) fn fnv(s: &str) -> u64 {
-    s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3))
 }
 
 /// The Wilson interval of a score, in Elo.

@@ -29,6 +29,7 @@ use std::{
 };
 
 use anyhow::{bail, Context};
+use fairyzero_evaluator::matches::fnv1a;
 use fairyzero_rules::Variant;
 use fairyzero_selfplay::GameRecord;
 use fairyzero_torch::{checkpoint, Net};
@@ -38,7 +39,6 @@ use serde::Serialize;
 use crate::{
     artifacts::{self, CheckpointManifest, CHECKPOINTS_DIR, MANIFEST_FILE},
     config::{parse_device, RunConfig},
-    evaluation::fnv,
     feed::DEFAULT_GRACE,
     run::FINISHED_FILE,
     session::{executor_options, Next, SelfPlaySession, SessionPlan},
@@ -249,7 +249,7 @@ pub fn run_worker(options: &WorkerOptions) -> anyhow::Result<WorkerSummary> {
     let config = run.config;
     let device = parse_device(&config.device)?;
     fairyzero_torch::require_device(device).with_context(|| format!("device = {:?}", config.device))?;
-    let cache = options.cache.clone().unwrap_or_else(default_cache).join(format!("{:016x}", fnv(&store.url())));
+    let cache = options.cache.clone().unwrap_or_else(default_cache).join(format!("{:016x}", fnv1a(&store.url())));
     let scratch = cache.join("scratch");
     std::fs::create_dir_all(&scratch).with_context(|| format!("creating the worker cache {}", cache.display()))?;
     let mut fetcher = CheckpointFetcher {
@@ -279,7 +279,7 @@ pub fn run_worker(options: &WorkerOptions) -> anyhow::Result<WorkerSummary> {
     let plan = SessionPlan {
         net: current.clone(),
         games: options.games.unwrap_or(u64::MAX),
-        seed: config.seed ^ fnv(&worker),
+        seed: config.seed ^ fnv1a(&worker),
     };
     let mut session = SelfPlaySession::start(&run.variant, &config, net, plan, executor, Arc::clone(&stop))?;
     tracing::info!(
@@ -396,7 +396,7 @@ mod tests {
     fn worker_ids_differ_and_seeds_follow_them() {
         let (a, b) = (new_worker_id(), new_worker_id());
         assert_ne!(a, b, "two workers of one process still get distinct ids (random suffix)");
-        assert_eq!(fnv(&a), fnv(&a));
-        assert_ne!(fnv(&a), fnv(&b));
+        assert_eq!(fnv1a(&a), fnv1a(&a));
+        assert_ne!(fnv1a(&a), fnv1a(&b));
     }
 }
