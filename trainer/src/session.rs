@@ -43,7 +43,16 @@ pub fn executor_options(config: &RunConfig, device: fairyzero_torch::Device) -> 
 
 /// The inference service that every self-play thread of a session shares, around `net`.
 pub fn selfplay_service(config: &RunConfig, net: Net, executor: ExecutorOptions) -> InferenceService {
-    serve(net, config.selfplay.service_config(), executor)
+    let device = net.device();
+    let service = serve(net, config.selfplay.service_config(), executor);
+    // The first thing to check when a GPU runs slower than expected (docs/performance.md).
+    tracing::info!(
+        "self-play: {} games at once on {} search threads, forwards of at most {} positions on {device:?}",
+        config.selfplay.games_in_parallel,
+        config.selfplay.threads,
+        service.max_batch()
+    );
+    service
 }
 
 /// What a session plays.
