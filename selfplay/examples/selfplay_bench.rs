@@ -37,10 +37,12 @@ fn main() {
     let stop = AtomicBool::new(false);
     let summary = match arg(6, "blocking").as_str() {
         "service" => {
+            // The CPU's cap: `max_batch` is 0 (chosen per device) in the default configuration.
+            let service_config = config.service_config();
             let service = InferenceService::start(
-                Box::new(UniformExecutor::new(config.batching.max_batch as usize)),
+                Box::new(UniformExecutor::new(service_config.max_batch)),
                 Arc::new(StandardEncoding::new(Arc::clone(&variant))),
-                config.batching.service_config(),
+                service_config,
             );
             run_selfplay_with(&variant, &config, Evaluator::Service(&service), &options, &[&stop], |_| {})
         }

@@ -68,10 +68,7 @@ impl NetRuntime for TorchRuntime {
         let executor_options = executor_options(options, device);
         let precision = executor_options.precision;
         // As `serve` would: the accelerator's own cap where the configuration gives one.
-        let max_batch = match (device.is_cuda(), options.service.accelerated_max_batch) {
-            (true, Some(accelerated)) => accelerated,
-            _ => options.service.max_batch,
-        };
+        let max_batch = options.service.max_batch_on(device.is_cuda());
         let executor = TorchExecutor::with_options(net, max_batch.max(1), executor_options);
         Ok(NetExecutor { executor: Box::new(executor), id, device: format!("{device:?}"), precision })
     }

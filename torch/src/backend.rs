@@ -33,9 +33,7 @@ use crate::{
 /// options)))`.
 pub fn serve(net: Net, mut config: ServiceConfig, options: ExecutorOptions) -> InferenceService {
     configure_cuda(net.device());
-    if let (true, Some(accelerated)) = (net.device().is_cuda(), config.accelerated_max_batch) {
-        config.max_batch = accelerated;
-    }
+    config.max_batch = config.max_batch_on(net.device().is_cuda());
     let encoding = Arc::new(StandardEncoding::new(Arc::clone(net.variant())));
     let executor = TorchExecutor::with_options(net, config.max_batch.max(1), options);
     InferenceService::start(Box::new(executor), encoding, config)

@@ -87,6 +87,16 @@ pub struct ServiceConfig {
     pub accelerated_max_batch: Option<usize>,
 }
 
+impl ServiceConfig {
+    /// The cap of a forward on an executor that runs on an accelerator or not.
+    pub fn max_batch_on(&self, accelerator: bool) -> usize {
+        match (accelerator, self.accelerated_max_batch) {
+            (true, Some(accelerated)) => accelerated,
+            _ => self.max_batch,
+        }
+    }
+}
+
 impl Default for ServiceConfig {
     fn default() -> ServiceConfig {
         ServiceConfig {
